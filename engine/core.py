@@ -1,0 +1,197 @@
+"""The replay fold: one ruleset step function folded over the posts, with per-post snapshots."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
+from .verdicts import Verdict
+
+AUDIT_FORMAT = "arbitro.audit/1"
+
+
+class EngineError(Exception):
+    """Root of the engine's errors."""
+
+
+class UnknownRuleset(EngineError):
+    def __init__(self, ruleset_id: str, known: list[str]):
+        super().__init__(f"unknown ruleset {ruleset_id!r} (known: {', '.join(known)})")
+        self.ruleset_id = ruleset_id
+        self.known = known
+
+
+class BadSetting(EngineError):
+    """A ruleset setting has an unknown name or a value of the wrong kind."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A number or choice the rule text leaves open. `ours` = the default is our assumption."""
+
+    name: str
+    default: Any
+    description: str
+    ours: bool = True
+    required: bool = False  # the text needs it and gives no value: verdicts that need it ask for a ruling
+
+
+@runtime_checkable
+class Ruleset(Protocol):
+    """What a ruleset module provides. Adding a ruleset changes nothing in this file."""
+
+    id: str
+    title: str
+    settings: tuple[Setting, ...]
+
+    def initial_state(self, thread: Thread, registry: Registry, settings: dict[str, Any]) -> Any:
+        """Immutable state before the first post."""
+
+    def step(self, state: Any, post: Post) -> tuple[Any, list[Verdict]]:
+        """One post: the new state and the verdicts about this post. Pure."""
+
+    def characters(self, state: Any) -> dict[str, dict[str, Any]]:
+        """JSON summary of every fighter (pv, pv_max, pe, pe_max, stacks, conditions, …)."""
+
+    def next_hint(self, state: Any, character: str | None = None) -> dict[str, Any]:
+        """The "your turn" hint: who posts next, incoming attacks, stats, stacks, Registro, dice tags."""
+
+
+_RULESETS: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    _RULESETS[ruleset.id] = ruleset
+    return ruleset
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset:
+    from . import rulesets  # noqa: F401  (registers the bundled rulesets)
+
+    try:
+        return _RULESETS[ruleset_id]
+    except KeyError:
+        raise UnknownRuleset(ruleset_id, sorted(_RULESETS)) from None
+
+
+def available_rulesets() -> dict[str, Ruleset]:
+    from . import rulesets  # noqa: F401
+
+    return dict(sorted(_RULESETS.items()))
+
+
+def resolve_settings(ruleset: Ruleset, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    known = {s.name: s for s in ruleset.settings}
+    out = {name: s.default for name, s in known.items()}
+    for name, value in (overrides or {}).items():
+        if name not in known:
+            raise BadSetting(f"ruleset {ruleset.id!r} has no setting {name!r}")
+        out[name] = value
+    return out
+
+
+@dataclass(frozen=True)
+class PostAudit:
+    id: str
+    author: str
+    character: str | None
+    url: str
+    verdicts: tuple[Verdict, ...]
+    state: dict[str, Any]  # characters summary after this post
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "author": self.author, "character": self.character, "url": self.url,
+            "verdicts": [v.to_dict() for v in self.verdicts], "state": self.state,
+        }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    post_id: str
+    key: Any  # what identifies the post's content (digest, or the Post itself)
+    state: Any
+
+
+@dataclass(frozen=True)
+class Audit:
+    ruleset: str
+    thread: Thread
+    posts: tuple[PostAudit, ...]
+    characters: dict[str, dict[str, Any]]
+    next: dict[str, Any]
+    settings: dict[str, Any]
+    snapshots: tuple[Snapshot, ...] = field(default=(), repr=False, compare=False)
+    context_key: Any = field(default=None, repr=False, compare=False)
+    replayed: int = 0  # posts stepped in this call (the rest came from snapshots)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": AUDIT_FORMAT,
+            "ruleset": self.ruleset,
+            "thread": _to_jsonable(self.thread),
+            "settings": self.settings,
+            "posts": [p.to_dict() for p in self.posts],
+            "characters": self.characters,
+            "next": self.next,
+        }
+
+
+def _post_key(post: Post) -> Any:
+    return getattr(post, "digest", None) or post
+
+
+def replay(
+    history: CombatHistory | dict[str, Any],
+    ruleset: str | Ruleset = "guida",
+    registry: Registry | None = None,
+    *,
+    settings: dict[str, Any] | None = None,
+    previous: Audit | None = None,
+) -> Audit:
+    """Replay `history` under `ruleset`. With `previous` (an audit of an earlier version of the same
+    thread under the same ruleset, registry and settings) only posts after the last unchanged one
+    are stepped."""
+    if isinstance(history, dict):
+        history = CombatHistory.from_dict(history)
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    resolved = resolve_settings(rs, settings)
+    reg = history.registry.merged(registry) if registry is not None else history.registry
+    context_key = (rs.id, repr(sorted(resolved.items())), repr(reg))
+
+    start = 0
+    state = None
+    post_audits: list[PostAudit] = []
+    snapshots: list[Snapshot] = []
+    if previous is not None and previous.context_key == context_key and previous.snapshots:
+        for i, (snap, post) in enumerate(zip(previous.snapshots, history.posts)):
+            if snap.post_id != post.id or snap.key != _post_key(post):
+                break
+            start = i + 1
+        if start:
+            state = previous.snapshots[start - 1].state
+            post_audits = list(previous.posts[:start])
+            snapshots = list(previous.snapshots[:start])
+    if state is None:
+        state = rs.initial_state(history.thread, reg, resolved)
+
+    for post in history.posts[start:]:
+        state, verdicts = rs.step(state, post)
+        summary = rs.characters(state)
+        post_audits.append(PostAudit(
+            id=post.id, author=post.author, character=post.character, url=post.url,
+            verdicts=tuple(verdicts), state=summary,
+        ))
+        snapshots.append(Snapshot(post.id, _post_key(post), state))
+
+    return Audit(
+        ruleset=rs.id,
+        thread=history.thread,
+        posts=tuple(post_audits),
+        characters=rs.characters(state),
+        next=rs.next_hint(state),
+        settings=resolved,
+        snapshots=tuple(snapshots),
+        context_key=context_key,
+        replayed=len(history.posts) - start,
+    )

@@ -1,0 +1,1 @@
+"""pytest fixtures for the engine tests."""
