@@ -1,7 +1,7 @@
 """The replay fold: one ruleset step function folded over the posts, with per-post snapshots."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
@@ -55,6 +55,9 @@ class Ruleset(Protocol):
 
     def next_hint(self, state: Any, character: str | None = None) -> dict[str, Any]:
         """The "your turn" hint: who posts next, incoming attacks, stats, stacks, Registro, dice tags."""
+
+    # Optional (a ruleset may omit it): `rulings(state) -> [(code, post_id, decision), …]`, the master's
+    # rulings seen so far; `replay` annotates the matching verdicts with `details["ruling"]`.
 
 
 _RULESETS: dict[str, Ruleset] = {}
@@ -137,6 +140,16 @@ class Audit:
         }
 
 
+def _annotate(pa: PostAudit, ruled: dict[tuple[str, str], str]) -> PostAudit:
+    """The post's verdicts with the master's ruling on them (matched by code and post id), if any."""
+    if not any((v.code, pa.id) in ruled for v in pa.verdicts):
+        return pa
+    verdicts = tuple(
+        replace(v, details={**v.details, "ruling": ruled[(v.code, pa.id)]}) if (v.code, pa.id) in ruled else v
+        for v in pa.verdicts)
+    return replace(pa, verdicts=verdicts)
+
+
 def _post_key(post: Post) -> Any:
     return getattr(post, "digest", None) or post
 
@@ -184,10 +197,14 @@ def replay(
         ))
         snapshots.append(Snapshot(post.id, _post_key(post), state))
 
+    rulings_of = getattr(rs, "rulings", None)
+    ruled = {(c, p): d for c, p, d in (rulings_of(state) if callable(rulings_of) else ())}
+    shown = tuple(_annotate(pa, ruled) for pa in post_audits) if ruled else tuple(post_audits)
+
     return Audit(
         ruleset=rs.id,
         thread=history.thread,
-        posts=tuple(post_audits),
+        posts=shown,
         characters=rs.characters(state),
         next=rs.next_hint(state),
         settings=resolved,

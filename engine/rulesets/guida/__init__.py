@@ -1,0 +1,58 @@
+"""The `guida` ruleset ("Guida al Combattimento", rules/000): registers itself with the engine at import."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...core import Setting, register
+from ...history import Post, Registry, Thread
+from ...verdicts import Verdict
+from . import hints as _hints
+from . import step as _step
+from . import tables as _tables
+from .state import GuidaState
+
+# Readings of ours (RULINGS.md and docs/rulesets/guida.md); the mechanics' own settings come from tables.SETTINGS.
+SETTINGS: tuple[Setting, ...] = (
+    Setting("ordine_turni", True,
+            "Dopo che tutti hanno postato una volta, i turni seguono l'ordine della prima apparizione; un post "
+            "fuori ordine è turn.out_of_turn. False = nessun controllo d'ordine."),
+    Setting("difesa_implicita", "difesa_nulla",
+            "Un Attacco in arrivo senza alcuna Difesa lanciata è trattato come Difesa Nulla (colpisce in pieno, "
+            "la Fase Offensiva prosegue)."),
+    Setting("totale_con_discrepanza", "minore",
+            "Se i modificatori elencati non sommano alla costante del dado, decide il totale minore tra le due "
+            "letture (RULINGS #6: una discrepanza non avvantaggia chi l'ha scritta)."),
+    Setting("statistiche_riferimento", "registro_o_primo_schema",
+            "Livello Totale atteso: Base + Bonus dal registro, altrimenti dal primo schema del personaggio, più i "
+            "malus di Stack e condizioni tracciati dal motore."),
+    Setting("dado_azione_generica", 12,
+            "Azione Generica (Cura Principale, creazione di un'Area come Azione Principale): il testo chiede un "
+            "lancio ma non dice quale; 1d12 come l'Azione Offensiva."),
+) + _tables.SETTINGS
+
+
+class GuidaRuleset:
+    id = "guida"
+    title = "Guida al Combattimento"
+    settings = SETTINGS
+
+    def initial_state(self, thread: Thread, registry: Registry, settings: dict[str, Any]) -> GuidaState:
+        return _step.initial_state(thread, registry, settings)
+
+    def step(self, state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
+        return _step.step(state, post)
+
+    def characters(self, state: GuidaState) -> dict[str, dict[str, Any]]:
+        return _hints.characters(state)
+
+    def next_hint(self, state: GuidaState, character: str | None = None) -> dict[str, Any]:
+        return _hints.next_hint(state, character)
+
+    def rulings(self, state: GuidaState) -> list[tuple[str, str, str]]:
+        """Master rulings seen so far: (code, post, decision), for the audit to annotate verdicts."""
+        return [(r.code, r.post, r.decision) for r in state.rulings]
+
+
+RULESET = register(GuidaRuleset())
+
+__all__ = ["RULESET", "SETTINGS", "GuidaRuleset"]

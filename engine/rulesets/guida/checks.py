@@ -1,0 +1,314 @@
+"""Dice and factor checks of one `guida` roll: die, listed modifiers, factor ranges, Destrezza, imposed maluses."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...history import Roll
+from ...verdicts import Verdict
+from . import tables as T
+from .actions import MIRA_RANGE, MIRA_VALUES, DISTANZA_RANGE, ActionSpec, Phase, factor_of, mira_target, normalise
+from .messages import (
+    P_BERSAGLI, P_CASUALITA, P_COSTR_IMPROPRIA, P_DESCRIZIONE, P_DISTANZA, P_LANCIO, P_MIRA, P_SBALZO,
+    P_STACK1, P_STATISTICA, dice_expr, signed, verdict,
+)
+from .state import Fighter
+
+
+# --- live statistics ------------------------------------------------------------------------------
+
+def stat_maluses(f: Fighter, stat: str, turn: int | None = None) -> list[tuple[str, int]]:
+    """The Punti Bonus the engine knows `stat` loses in turn `turn` (stacks, conditions, Costrizioni)."""
+    turn = f.turn if turn is None else turn
+    out: list[tuple[str, int]] = []
+    for e in f.stacks.active(turn):
+        if e.name in T.STORPIATURE and T.STORPIATURE[e.name][0] == stat:
+            out.append((e.name, T.STORPIATURE[e.name][1] * e.count))
+    counts = f.stacks.counts(turn)
+    if stat == "Costituzione" and counts.get("Ustione"):
+        out.append(("Ustione", T.band_value(T.USTIONE_COSTITUZIONE, counts["Ustione"], 0)))
+    if stat == "Destrezza":
+        if counts.get("Congelamento"):
+            out.append(("Congelamento", T.band_value(T.CONGELAMENTO_DESTREZZA, counts["Congelamento"], 0)))
+        if counts.get("Accecamento") or "Accecamento" in f.conditions:
+            out.append(("Accecamento", T.ACCECAMENTO_DESTREZZA))
+        if f.costrizioni:
+            # a Blocco Totale absorbs the others; the same effect never counts twice (tables.SETTINGS)
+            total = T.COSTRIZIONE_DESTREZZA["Blocco Totale"] if "Blocco Totale" in f.costrizioni else sum(
+                T.COSTRIZIONE_DESTREZZA.get(c, 0) for c in set(f.costrizioni))
+            out.append(("Costrizione", total))
+    return [(k, v) for k, v in out if v]
+
+
+def live_stat(f: Fighter, stat: str, turn: int | None = None) -> int | None:
+    """Livello Totale of `stat` in turn `turn`: reference Base + Bonus plus the maluses the engine tracks."""
+    ref = f.stats.get(stat)
+    if ref is None:
+        return None
+    return ref[0] + ref[1] + sum(d for _, d in stat_maluses(f, stat, turn))
+
+
+# --- one roll -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Requirement:
+    """A modifier the rules impose (malus) or grant (bonus) on this roll."""
+
+    factor: str  # as actions.factor_of names it
+    amount: int
+    label: str  # label to write in the dice tag
+    rule: str
+    bonus: bool  # True = the player may leave it out (RULINGS #5); False = a malus that must be there
+
+
+@dataclass(frozen=True)
+class RollContext:
+    spec: ActionSpec
+    phase: Phase
+    destrezza: int | None  # the live Livello Totale the engine expects
+    destrezza_schema: int | None  # the total written in this post's schema
+    requirements: tuple[Requirement, ...] = ()
+    allowed_bonuses: frozenset[str] = frozenset()  # factors of bonuses that are due now
+    attack: bool = False  # Distanza / Mira apply (attacks and offensive counters)
+
+
+@dataclass(frozen=True)
+class RollCheck:
+    verdicts: tuple[Verdict, ...]
+    face: int | None
+    rendered: int | None
+    total: int | None  # the total the engine trusts (RULINGS #6)
+    corrections: tuple[tuple[str, int], ...] = ()
+    mira: str | None = None
+    mira_value: int = 0
+    listed: dict[str, int] = field(default_factory=dict)
+
+
+def face_and_total(roll: Roll) -> tuple[int | None, int | None]:
+    face = sum(roll.faces) if roll.faces else None
+    total = roll.total
+    if total is None and face is not None:
+        total = face + roll.constant
+    if face is None and total is not None:
+        face = total - roll.constant
+    return face, total
+
+
+def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck:
+    """Every dice check of one roll, and the total the engine trusts."""
+    out: list[Verdict] = []
+    spec = ctx.spec
+    face, rendered = face_and_total(roll)
+    if not roll.authentic:
+        out.append(verdict(
+            "dice.not_authentic", post,
+            f"Il lancio «{roll.expression}» non è un lancio autentico del forum ({', '.join(roll.problems) or 'sconosciuto'}).",
+            P_LANCIO, roll=index, found=list(roll.problems)))
+    want = spec.die(ctx.phase)
+    if want == 0:
+        out.append(verdict(
+            "dice.unexpected_roll", post,
+            f"{spec.name} non richiede alcun lancio di dado, ma è stato lanciato {roll.expression}.",
+            spec.paragraph, roll=index, expected=None, found=roll.expression))
+        return RollCheck(tuple(out), face, rendered, None)
+    if want is not None and (roll.sides != want or roll.count != 1):
+        out.append(verdict(
+            "dice.wrong_die", post,
+            f"{spec.name} in Fase {ctx.phase.capitalize()} si lancia con 1d{want}, non con {roll.count}d{roll.sides}.",
+            spec.paragraph, roll=index, expected=f"1d{want}", found=f"{roll.count}d{roll.sides}"))
+
+    tag = roll.tag
+    mods = tag.modifiers if tag else ()
+    listed: dict[str, int] = {}
+    for m in mods:
+        fac = factor_of(m.label)
+        listed[fac] = listed.get(fac, 0) + m.amount
+    listed_sum = sum(m.amount for m in mods)
+    corrections: list[tuple[str, int]] = []
+    if mods and listed_sum != roll.constant:
+        out.append(verdict(
+            "dice.modifier_mismatch", post,
+            f"I modificatori elencati sommano a {signed(listed_sum)}, ma il dado è stato lanciato con "
+            f"{signed(roll.constant)} ({roll.expression}).",
+            P_LANCIO, roll=index, expected=listed_sum, found=roll.constant,
+            details={"modifiers": [[m.amount, m.label] for m in mods]}))
+        # RULINGS #6 (ours: the lower of the two readings decides; a mismatch never helps its author)
+        if listed_sum < roll.constant:
+            corrections.append(("modificatori elencati", listed_sum - roll.constant))
+    elif not mods and roll.constant:
+        out.append(verdict(
+            "dice.modifier_mismatch", post,
+            f"Il lancio ha {signed(roll.constant)} ma non elenca i Fattori e i Bonus che lo compongono.",
+            P_LANCIO, roll=index, expected="modificatori elencati", found=roll.constant, severity="warning"))
+
+    # Fattore Distanza and Fattore Mira: attacks only; never in the defensive phase of a Contrattacco.
+    for fac, rng, rule, name in (("distanza", DISTANZA_RANGE, P_DISTANZA, "Distanza"),
+                                 ("mira", MIRA_RANGE, P_MIRA, "Mira")):
+        if fac not in listed:
+            continue
+        val = listed[fac]
+        if not ctx.attack:
+            out.append(verdict(
+                "dice.factor_out_of_range", post,
+                f"Il Fattore {name} si applica solo agli Attacchi (non a {spec.name} in Fase {ctx.phase.capitalize()}).",
+                rule, roll=index, expected=0, found=val))
+            corrections.append((f"Fattore {name}", -val))
+        elif not rng[0] <= val <= rng[1]:
+            clamped = min(max(val, rng[0]), rng[1])
+            out.append(verdict(
+                "dice.factor_out_of_range", post,
+                f"Il Fattore {name} vale {signed(val)}, fuori dal suo intervallo [{rng[0]}, {signed(rng[1])}].",
+                rule, roll=index, expected=list(rng), found=val))
+            corrections.append((f"Fattore {name}", clamped - val))
+    mira = None
+    mira_value = 0
+    if ctx.attack:
+        for m in mods:
+            if factor_of(m.label) == "mira":
+                part = mira_target(m.label)
+                if part:
+                    mira = part
+                    mira_value = MIRA_VALUES[part]
+                    if m.amount != mira_value and MIRA_RANGE[0] <= listed.get("mira", 0) <= MIRA_RANGE[1]:
+                        out.append(verdict(
+                            "dice.factor_out_of_range", post,
+                            f"Mira {part.capitalize()}: Probabilità di Colpire {signed(mira_value)}, non {signed(m.amount)}.",
+                            P_MIRA, roll=index, expected=mira_value, found=m.amount))
+                        corrections.append(("Fattore Mira", mira_value - m.amount))
+        if mira is None and tag is not None:
+            # "Attacco Mirato Testa" / a technique list naming the target part without its malus
+            words = normalise(" ".join((tag.action or "",) + tuple(tag.techniques))).split()
+            if "mirato" in words or "mira" in words:
+                part = next((w for w in words if w in MIRA_VALUES), None)
+                if part and MIRA_VALUES[part]:
+                    mira = part
+                    mira_value = MIRA_VALUES[part]
+                    out.append(verdict(
+                        "dice.missing_modifier", post,
+                        f"Attacco mirato {part.capitalize()}: manca il malus {signed(mira_value)} [Mirato {part.capitalize()}].",
+                        P_MIRA, roll=index, expected=mira_value, found=0))
+                    corrections.append(("Fattore Mira", mira_value))
+
+    # Fattore Statistica: Livello Totale Destrezza, live.
+    if "destrezza" in listed:
+        found = listed["destrezza"]
+        if ctx.destrezza is not None and found != ctx.destrezza:
+            unverifiable = ctx.destrezza_schema is not None and found == ctx.destrezza_schema and found > ctx.destrezza
+            out.append(verdict(
+                "dice.stat_mismatch", post,
+                (f"Destrezza {signed(found)} come nello schema, ma il Livello Totale noto al motore è "
+                 f"{ctx.destrezza}: bonus non verificabile." if unverifiable else
+                 f"Destrezza {signed(found)} nel lancio, ma il Livello Totale di Destrezza ora è {ctx.destrezza} "
+                 "(Stack e condizioni comprese)."),
+                P_STATISTICA, roll=index, expected=ctx.destrezza, found=found,
+                severity="warning" if unverifiable else None))
+            if not unverifiable:
+                corrections.append(("Destrezza", ctx.destrezza - found))
+    elif ctx.destrezza is not None and ctx.destrezza < 0:
+        out.append(verdict(
+            "dice.missing_modifier", post,
+            f"Manca il Fattore Statistica: Destrezza {signed(ctx.destrezza)}.",
+            P_STATISTICA, roll=index, expected=ctx.destrezza, found=None))
+        corrections.append(("Destrezza", ctx.destrezza))
+    elif ctx.destrezza:
+        out.append(verdict(
+            "dice.bonus_not_taken", post,
+            f"Il lancio non elenca la Destrezza ({signed(ctx.destrezza)}): è un bonus perso dal giocatore.",
+            P_STATISTICA, roll=index, expected=ctx.destrezza, found=None))
+
+    # Maluses imposed by the rules (RULINGS #5: error) and bonuses due (info when not taken).
+    for req in ctx.requirements:
+        have = listed.get(req.factor, 0)
+        if req.bonus:
+            if have < req.amount:
+                out.append(verdict(
+                    "dice.bonus_not_taken", post,
+                    f"{req.label} {signed(req.amount)} spettava ma non è stato usato.",
+                    req.rule, roll=index, expected=req.amount, found=have))
+        elif have > req.amount:
+            out.append(verdict(
+                "dice.missing_modifier", post,
+                f"Manca il malus {signed(req.amount)} [{req.label}]" + (f" (elencato {signed(have)})" if have else "") + ".",
+                req.rule, roll=index, expected=req.amount, found=have))
+            corrections.append((req.label, req.amount - have))
+    due = {r.factor for r in ctx.requirements if r.bonus} | ctx.allowed_bonuses
+    for fac, rule, name in (("preparazione", P_CASUALITA, "Preparazione"), ("contrattacco", P_CASUALITA, "Contrattacco"),
+                            ("prevedibile_attacco", P_DESCRIZIONE, "Attacco Prevedibile")):
+        if listed.get(fac, 0) > 0 and fac not in due:
+            out.append(verdict(
+                "dice.undue_bonus", post,
+                f"Bonus {name} {signed(listed[fac])} non spettante in questo momento.",
+                rule, roll=index, expected=0, found=listed[fac]))
+            corrections.append((name, -listed[fac]))
+    for fac, name in (("sorpresa", "Attacco a Sorpresa"), ("spalle", "Attacco alle Spalle")):
+        if fac in listed:
+            out.append(verdict(
+                "ruling.needed", post,
+                f"Bonus {name} {signed(listed[fac])}: la situazione va confermata dal master.",
+                P_DESCRIZIONE, roll=index, found=listed[fac]))
+
+    total = None
+    if rendered is not None:
+        total = rendered + sum(d for _, d in corrections)
+    return RollCheck(tuple(out), face, rendered, total, tuple(corrections), mira, mira_value, listed)
+
+
+def requirement_stacks(f: Fighter, spec: ActionSpec, phase: Phase) -> list[Requirement]:
+    """Type-1 maluses on this roll: Sbilanciamento on Probabilità di Difendere, Stordimento on every roll."""
+    out: list[Requirement] = []
+    sb = f.stack_count("Sbilanciamento")
+    st = f.stack_count("Stordimento")  # the text's "per ogni Stack di Sbilanciamento" under Stordimento: a typo
+    defending = phase == "difensiva" and spec.role == "difensiva"
+    if sb and defending:
+        out.append(Requirement("sbilanciamento", T.SBILANCIAMENTO_DIFENDERE * sb, "Sbilanciamento", P_STACK1, False))
+    if st:
+        out.append(Requirement("stordimento", T.STORDIMENTO_SUCCESSO * st, "Stordimento", P_STACK1, False))
+    return out
+
+
+def requirement_declared(roll: Roll, spec: ActionSpec, phase: Phase, multi: str | None) -> list[Requirement]:
+    """Maluses the label itself declares: Sbalzo −2, Costrizione Impropria −2, Bersagli Multipli mirati −2."""
+    out: list[Requirement] = []
+    if phase != "offensiva" or spec.role == "difensiva" and not spec.counter:
+        return out
+    tag = roll.tag
+    head = normalise(" ".join(((tag.action or "") if tag else roll.label,) + (tuple(tag.techniques) if tag else ())))
+    if "sbalzo" in head.split() or "sbalzare" in head.split():
+        out.append(Requirement("sbalzo", T.SBALZO_DICHIARATO_COLPIRE, "Sbalzo", P_SBALZO, False))
+    if "costrizione impropria" in head:
+        out.append(Requirement("costrizione", T.COSTRIZIONE_IMPROPRIA_COLPIRE, "Costrizione Impropria",
+                               P_COSTR_IMPROPRIA, False))
+    if multi == "mirato":
+        out.append(Requirement("bersagli", T.MIRATI_MULTIPLI_COLPIRE, "Bersagli Multipli", P_BERSAGLI, False))
+    return out
+
+
+def multi_kind(roll: Roll) -> str | None:
+    """Bersagli Multipli: None for one target; "area", "area_totale", "multipli" when the label says so; else
+    "mirato" (a wide or piercing blow: −2)."""
+    tag = roll.tag
+    if tag is None or len(tag.targets) < 2:
+        return None
+    head = normalise(" ".join((tag.action or "",) + tuple(tag.techniques) + tuple(m.label for m in tag.modifiers)))
+    if "area totale" in head:
+        return "area_totale"
+    if "area" in head.split():
+        return "area"
+    if "multipl" in head and "bersagli multipli" not in head:
+        return "multipli"
+    return "mirato"
+
+
+def dice_tag(spec_name: str, sides: int, actor: str, target: str | None, mods: list[tuple[int, str]],
+             techniques: tuple[str, ...] = ()) -> str:
+    """A ready-to-paste dice tag in the rule text's form."""
+    const = sum(a for a, _ in mods)
+    techs = f" [{', '.join(techniques)}]" if techniques else ""
+    who = f"{actor} vs {target}" if target else actor
+    listed = " ".join(f"{signed(a)} [{label}]" for a, label in mods)
+    tail = f": ({listed})" if listed else ""
+    return f"[dice={dice_expr(sides, const)}]{spec_name}{techs} ({who}){tail}[/dice]"
+
+
+def describe(value: Any) -> str:
+    return "?" if value is None else str(value)

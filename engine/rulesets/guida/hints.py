@@ -1,0 +1,162 @@
+"""The "your turn" hint of `guida`: who posts next, what to defend against, live stats and Stacks, Registro, dice tags."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import stacks as S
+from .actions import ACTIONS
+from .checks import dice_tag, live_stat, stat_maluses
+from .messages import EFFECTS, signed
+from .state import Fighter, GuidaState
+
+STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
+DEFENCES = ("protezione", "parata", "schivata", "contrattacco", "contrattacco_diretto", "sbilanciamento")
+
+
+def next_character(state: GuidaState) -> str | None:
+    """The character after the last poster in the order of first appearance; with attacks pending and no
+    order yet, their target."""
+    if state.last and state.last in state.order and len(state.order) > 1:
+        return state.order[(state.order.index(state.last) + 1) % len(state.order)]
+    pending = [a.target for a in state.incoming if not a.generic]
+    if pending:
+        return pending[0]
+    return state.order[0] if state.order else None
+
+
+def characters(state: GuidaState) -> dict[str, dict[str, Any]]:
+    """JSON summary of every fighter after the last post."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, f in state.fighters.items():
+        if not f.turn and name not in state.order:
+            continue
+        out[name] = {
+            "pv": f.pv, "pv_max": f.pv_max, "pe": f.pe, "pe_max": f.pe_max,
+            "stacks": f.stacks.counts(),
+            "conditions": list(f.conditions) + list(f.costrizioni),
+            "turn": f.turn,
+            "costrizione": f.costrizione,
+        }
+    return out
+
+
+def _stack_rows(f: Fighter, turn: int) -> list[dict[str, Any]]:
+    rows = []
+    for e in f.stacks.entries:
+        if e.expires is not None and e.expires.turn < turn:
+            continue
+        rows.append({
+            "name": e.name, "count": e.count, "type": e.tipo, "effect": EFFECTS.get(e.name, ""),
+            "active_from_turn": e.active_from,
+            "expires": e.expires.describe() if e.expires else None,
+            "active_next_turn": e.active_at(turn),
+        })
+    return rows
+
+
+def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]:
+    who = state.aliases.get(character.lower(), character) if character else next_character(state)
+    if who is None:
+        return {"character": None, "incoming": [], "hints": ["Nessun turno giocato finora."], "dice": []}
+    f = state.fighters.get(who) or Fighter(name=who, stacks=S.StackSet(who))
+    turn = f.turn + 1
+    counts = f.stacks.counts(turn)
+    sb, st = counts.get("Sbilanciamento", 0), counts.get("Stordimento", 0)
+    dex = live_stat(f, "Destrezza", turn)
+    hints: list[str] = []
+    incoming_rows = []
+    attacks = [a for a in state.incoming if a.target == who and not a.generic]
+    for a in attacks:
+        incoming_rows.append({
+            "attacker": a.attacker, "post": a.post, "roll": a.roll, "action": ACTIONS[a.action].name,
+            "techniques": list(a.techniques), "total": a.total, "rendered": a.rendered, "to_beat": a.total,
+            "mira": a.mira, "multi": a.multi,
+        })
+        techs = f" [{', '.join(a.techniques)}]" if a.techniques else ""
+        if a.total is not None:
+            hints.append(f"Difenditi dall'Attacco{techs} di {a.attacker} (post {a.post}): totale {a.total}; "
+                         f"serve almeno {a.total} (il pareggio va al Difensore).")
+        else:
+            hints.append(f"Difenditi dall'Attacco{techs} di {a.attacker} (post {a.post}): totale non noto.")
+    stats: dict[str, Any] = {}
+    for stat in STATS:
+        total = live_stat(f, stat, turn)
+        if total is None:
+            continue
+        mal = stat_maluses(f, stat, turn)
+        stats[stat] = {"base": f.stats[stat][0], "bonus": f.stats[stat][1] + sum(d for _, d in mal), "total": total,
+                       "maluses": [{"label": lab, "amount": d} for lab, d in mal]}
+        if mal:
+            hints.append(f"{stat} {total}: " + ", ".join(f"{signed(d)} [{lab}]" for lab, d in mal) + ".")
+    stack_rows = _stack_rows(f, turn)
+    for r in stack_rows:
+        if r["active_next_turn"]:
+            hints.append(f"{r['count']} Stack di {r['name']}: {r['effect']}" + (f" (fino alla {r['expires']})" if r["expires"] else "") + ".")
+    registro = []
+    for d in f.due:
+        label = f"{d.technique} di {d.attacker}" if d.technique else d.attacker
+        if d.amount is None:
+            registro.append({"amount": None, "resource": d.resource, "label": label, "post": d.attack_post,
+                             "line": f"? {d.resource} [{label}] (da stabilire)"})
+        else:
+            registro.append({"amount": -d.amount, "resource": d.resource, "label": label, "post": d.attack_post,
+                             "line": f"{signed(-d.amount)} {d.resource} [{label}]"})
+    if registro:
+        hints.append("Da scrivere nel Registro: " + "; ".join(r["line"] for r in registro) + ".")
+    calcs = [h for h in state.hits if h.attack.attacker == who]
+    for h in calcs:
+        hints.append(f"Nella Fase Iniziale scrivi il Calcolo dei Danni del colpo su {h.attack.target} (post {h.attack.post})"
+                     + (f", moltiplicatore ×{h.multiplier}" if h.multiplier != 1 else "") + ".")
+    if f.preparazione:
+        hints.append("Preparazione: +2 alla Probabilità di Difendere in questa Fase Difensiva (+1 a Colpire se non ti difendi).")
+
+    dice: list[dict[str, Any]] = []
+
+    def mods_for(kind: str, extra: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        mods = list(extra)
+        if f.preparazione:
+            mods.append((2, "Preparazione") if kind == "difendere" else (1, "Preparazione"))
+        if dex is not None:
+            mods.append((dex, "Destrezza"))
+        if sb and kind == "difendere":
+            mods.append((-sb, "Sbilanciamento"))
+        if st:
+            mods.append((-st, "Stordimento"))
+        return mods
+
+    for a in attacks:
+        for key in DEFENCES:
+            spec = ACTIONS[key]
+            extra = [(spec.bonus, spec.bonus_label)] if spec.bonus and spec.bonus_label == "Bonus Protezione" else []
+            uses = state.fighters[a.attacker].uses_attack if a.attacker in state.fighters else {}
+            n = max((uses.get(t, 0) for t in a.techniques), default=0)
+            lvl = 3 if n >= 10 else 2 if n >= 7 else 1 if n >= 4 else 0
+            if lvl:
+                extra.append((lvl, "Attacco Prevedibile"))
+            mods = mods_for("difendere", extra)
+            dice.append({"phase": "difensiva", "action": spec.name, "against": a.post,
+                         "tag": dice_tag(spec.name, spec.die_difensiva or 0, who, a.attacker, mods)})
+    opponents = [n for n in state.order if n != who]
+    for o in opponents:
+        mods = mods_for("colpire", [])
+        if attacks and f.preparazione:
+            mods = [m for m in mods if m[1] != "Preparazione"]
+        dice.append({"phase": "offensiva", "action": "Attacco",
+                     "tag": dice_tag("Attacco", 12, who, o, [(2, "Raggio Ottimale")] + mods)})
+    if opponents:
+        dice.append({"phase": "offensiva", "action": "Spostamento",
+                     "tag": dice_tag("Spostamento", 15, who, None, [(2, "Spostamento")] + mods_for("colpire", []))})
+    if not attacks:
+        hints.append("Nessun Attacco in arrivo: la Fase Difensiva si salta.")
+    return {
+        "character": who,
+        "turn": turn,
+        "incoming": incoming_rows,
+        "stats": stats,
+        "stacks": stack_rows,
+        "registro": registro,
+        "pending_calcs": [{"target": h.attack.target, "post": h.attack.post, "multiplier": str(h.multiplier),
+                           "reasons": list(h.reasons)} for h in calcs],
+        "hints": hints,
+        "dice": dice,
+    }

@@ -1,0 +1,134 @@
+"""Immutable replay state of the `guida` ruleset: fighters, incoming attacks, hits awaiting their Calcolo, rulings.
+
+Durations are absolute: a Stack (stacks.StackEntry) stores the turn of its carrier from which it acts and the
+`Expiry(character, turn)` at whose end it goes, never a countdown. A character's turn is the number of its own
+posts so far (the current one included while it posts).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ...history import Registry
+from .stacks import StackSet
+
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def frozen_map(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(d)) if d else EMPTY
+
+
+@dataclass(frozen=True)
+class DueDamage:
+    """A damage (or cure, negative) the character must record in its next Registro."""
+
+    amount: int | None  # None = unknown (nobody gave a number: the master must rule)
+    resource: str
+    attacker: str
+    technique: str | None
+    attack_post: str
+    basis: str  # "motore" (engine computed), "dichiarato" (the attacker's stated calculation), "ruling"
+
+
+@dataclass(frozen=True)
+class Fighter:
+    name: str
+    pv: int | None = None
+    pv_max: int | None = None
+    pe: int | None = None
+    pe_max: int | None = None
+    pv_written: int | None = None  # PV / PE as written in the last schema (the Registro's sum rule compares them)
+    pe_written: int | None = None
+    stats: Mapping[str, tuple[int, int]] = field(default_factory=lambda: EMPTY)  # reference (base, bonus) without stacks: registry or first schema
+    schema_stats: Mapping[str, tuple[int, int]] = field(default_factory=lambda: EMPTY)  # as written in the last schema
+    stacks: StackSet = field(default_factory=lambda: StackSet(""))
+    conditions: tuple[str, ...] = ()
+    costrizione: int | None = None  # Valore di Costrizione (one for all active Costrizioni)
+    costrizioni: tuple[str, ...] = ()  # active effects ("Blocco Braccia", …)
+    allentamento: int = 0
+    uses_attack: Mapping[str, int] = field(default_factory=lambda: EMPTY)  # offensive technique → times used (Attacco Prevedibile)
+    uses_defense: Mapping[str, int] = field(default_factory=lambda: EMPTY)  # defensive technique → times used (Difesa Prevedibile)
+    turn: int = 0  # posts made so far
+    last_post: str | None = None
+    due: tuple[DueDamage, ...] = ()  # to record in the next Registro
+    preparazione: bool = False  # Preparazione without Azione Secondaria in the last turn (+2 / +1 next turn)
+    player: str | None = None
+
+    def stack_count(self, name: str, turn: int | None = None) -> int:
+        """Stacks of `name` acting in this character's turn `turn` (default: the current one)."""
+        return self.stacks.count(name, self.turn if turn is None else turn)
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """An action waiting for its target's next post: an attack to defend against, or a generic action that
+    may be counter-attacked."""
+
+    id: str  # "<post>#<roll>"
+    attacker: str
+    target: str
+    post: str
+    roll: int
+    action: str  # action key
+    techniques: tuple[str, ...]
+    total: int | None  # total the engine trusts (RULINGS #6)
+    rendered: int | None
+    face: int | None
+    mira: str | None  # body part aimed at, None = body (non-mirato)
+    generic: bool = False  # an Azione Generica / Spostamento: only a Contrattacco su Azione Generica answers it
+    group: str = ""  # the roll it comes from (Bersagli Multipli share one group)
+    multi: str | None = None  # None, "mirato", "area", "area_totale", "multipli"
+    n_targets: int = 1
+    counter: bool = False  # an offensive Contrattacco continuing from a defensive one
+    potenziale_factor: Fraction = Fraction(1)  # after a Confronto di Potenza
+    annulled: bool = False  # its author's Fase Offensiva was annulled: a defence against it is superfluous
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A resolved hit waiting for the attacker's Calcolo dei Danni in its next Fase Iniziale (RULINGS #2)."""
+
+    attack: Incoming
+    resolved_in: str  # post where the defence (or its absence) was seen
+    multiplier: Fraction  # every multiplier (Mira ×2, tie or Protezione ×½, clash ½), applied once (RULINGS #3)
+    reasons: tuple[str, ...]
+    defense: str | None
+    expected: int | None = None  # the engine's damage when it has every number
+    ruled: int | None = None  # a master's ruling
+
+
+@dataclass(frozen=True)
+class Ruling:
+    code: str
+    post: str
+    decision: str
+    by_post: str
+
+
+@dataclass(frozen=True)
+class GuidaState:
+    settings: Mapping[str, Any]
+    registry: Registry
+    fighters: Mapping[str, Fighter] = field(default_factory=lambda: EMPTY)
+    order: tuple[str, ...] = ()  # characters in order of first appearance (the turn cycle)
+    last: str | None = None  # character of the last player post
+    incoming: tuple[Incoming, ...] = ()
+    hits: tuple[Hit, ...] = ()
+    rulings: tuple[Ruling, ...] = ()
+    posts: int = 0
+    aliases: Mapping[str, str] = field(default_factory=lambda: EMPTY)  # lower-cased author / name → character
+    extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+
+    def fighter(self, name: str) -> Fighter | None:
+        return self.fighters.get(name)
+
+    def with_fighter(self, f: Fighter) -> GuidaState:
+        d = dict(self.fighters)
+        d[f.name] = f
+        return replace(self, fighters=MappingProxyType(d))
+
+
+__all__ = ["DueDamage", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]

@@ -1,0 +1,1035 @@
+"""The `guida` step function: one post → the new state and the verdicts about it (turn, dice, hits, damage, Registro)."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from ...history import Character, DamageCalc, Post, Registry, Technique, Thread
+from ...verdicts import Verdict
+from . import damage as D
+from . import stacks as S
+from . import tables as T
+from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
+from .checks import (
+    Requirement, RollCheck, RollContext, check_roll, live_stat, multi_kind, requirement_declared,
+    requirement_stacks,
+)
+from .clash import ClashSide, confronto_di_potenza
+from .messages import (
+    P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA, P_FLUSSO,
+    P_INIZIALE, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed, verdict,
+)
+from .state import EMPTY, DueDamage, Fighter, GuidaState, Hit, Incoming, Ruling, frozen_map
+
+STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
+_RULING_LINE = re.compile(
+    r"(?:\[ruling\]\s*|^\s*ruling\s*:\s*)([a-z_]+\.[a-z_]+)\s+post\s+#?([\w.-]+)\s*:\s*(.+?)\s*(?:\[/ruling\]|$)",
+    re.IGNORECASE | re.MULTILINE)
+_STACK_DECL = re.compile(
+    r"(\d{1,2})\s+stack(?:s)?\s+(?:di\s+)?(sbilanciamento|stordimento|storpiatura\s+\w+|ustione|avvelenamento|"
+    r"incendio|congelamento)", re.IGNORECASE)
+_PREPARAZIONE = re.compile(r"\bpreparazione\b", re.IGNORECASE)
+_DIFESA_NULLA = re.compile(r"\bdifesa\s+nulla\b", re.IGNORECASE)
+DAMAGE_KINDS = {"normale", "puro", "semi-puro", "semipuro", "aggiuntivo", "ambientale", "cura"}
+
+
+# --- initial state --------------------------------------------------------------------------------
+
+def initial_state(thread: Thread, registry: Registry, settings: dict[str, Any]) -> GuidaState:
+    fighters: dict[str, Fighter] = {}
+    aliases: dict[str, str] = {}
+    for name, ch in registry.characters.items():
+        fighters[name] = _fighter_from_registry(name, ch)
+        aliases[name.lower()] = name
+        if ch.player:
+            aliases.setdefault(ch.player.lower(), name)
+    return GuidaState(settings=frozen_map(settings), registry=registry, fighters=frozen_map(fighters),
+                      aliases=frozen_map(aliases))
+
+
+def canon_stats(stats: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """Schemas often write "Resistenza" for Costituzione (Resistenza = Livello Totale di Costituzione)."""
+    if "Costituzione" not in stats and "Resistenza" in stats:
+        stats = dict(stats)
+        stats["Costituzione"] = stats["Resistenza"]
+    return stats
+
+
+def _fighter_from_registry(name: str, ch: Character | None) -> Fighter:
+    if ch is None:
+        return Fighter(name=name, stacks=S.StackSet(name))
+    pv = ch.resources.get("PV")
+    pe = ch.resources.get("PE")
+    return Fighter(
+        name=name,
+        pv_max=(pv.max or pv.current) if pv else None,
+        pe_max=(pe.max or pe.current) if pe else None,
+        stats=frozen_map(canon_stats({k: (s.base, s.bonus) for k, s in ch.stats.items()})),
+        stacks=S.StackSet(name), player=ch.player,
+    )
+
+
+# --- step -----------------------------------------------------------------------------------------
+
+def step(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
+    """One post. Master posts state rulings; Game-Master dice posts complete the player post they answer."""
+    if post.role == "master":
+        return _master(state, post)
+    if post.role == "gm_bot":
+        prev = state.extra.get("before_last")
+        last_post = state.extra.get("last_post")
+        if post.rolls and prev is not None and last_post is not None and post.answers in (None, last_post.id):
+            # Forumotion: the forum's dice arrive in a separate post; re-read the answered post with them
+            merged = replace(last_post, rolls=last_post.rolls + post.rolls)
+            new, verdicts = _player(prev, merged)
+            new = replace(new, extra=frozen_map({**new.extra, "last_post": merged}))
+            return new, verdicts
+        return replace(state, posts=state.posts + 1), []
+    new, verdicts = _player(state, post)
+    new = replace(new, extra=frozen_map({**new.extra, "before_last": state, "last_post": post}))
+    return new, verdicts
+
+
+def character_of(state: GuidaState, post: Post) -> str:
+    """Post.character, else the schema's character, else the author (through the registry's players)."""
+    name = post.character or (post.schema.character if post.schema else None)
+    if name:
+        return state.aliases.get(name.lower(), name)
+    return state.aliases.get(post.author.lower(), post.author)
+
+
+def _resolve_name(state: GuidaState, name: str | None) -> str | None:
+    if not name:
+        return None
+    return state.aliases.get(name.strip().lower(), name.strip())
+
+
+class _Post:
+    """Mutable scratchpad of one step; the step returns immutable state built from it."""
+
+    def __init__(self, state: GuidaState, post: Post, name: str):
+        self.state = state
+        self.post = post
+        self.name = name
+        self.verdicts: list[Verdict] = []
+        self.fighters: dict[str, Fighter] = dict(state.fighters)
+        self.incoming: list[Incoming] = list(state.incoming)
+        self.hits: list[Hit] = list(state.hits)
+        self.new_incoming: list[Incoming] = []
+
+    def v(self, *args: Any, **kw: Any) -> None:
+        self.verdicts.append(verdict(*args, **kw))
+
+    @property
+    def me(self) -> Fighter:
+        return self.fighters[self.name]
+
+    @me.setter
+    def me(self, f: Fighter) -> None:
+        self.fighters[self.name] = f
+
+
+def _player(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
+    name = character_of(state, post)
+    p = _Post(state, post, name)
+    if name not in p.fighters:
+        p.fighters[name] = _fighter_from_registry(name, state.registry.characters.get(name))
+    aliases = state.aliases
+    if post.author.lower() not in aliases or name.lower() not in aliases:
+        aliases = frozen_map({**aliases, post.author.lower(): aliases.get(post.author.lower(), name),
+                              name.lower(): name})
+
+    order = state.order
+    _turn_order(p, order)
+    if name not in order:
+        order = order + (name,)
+
+    f = p.me
+    turn = f.turn + 1
+    f = replace(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
+    p.me = f
+    _fase_iniziale_stacks(p)
+    _schema(p)
+    _damage_calcs(p)
+    _rolls(p)
+
+    f = p.me
+    incoming = tuple(a for a in p.incoming if a.target != name) + tuple(p.new_incoming)
+    new = replace(state, fighters=MappingProxyType(p.fighters), order=order, last=name, incoming=incoming,
+                  hits=tuple(p.hits), posts=state.posts + 1, aliases=aliases)
+    return new, p.verdicts
+
+
+def _turn_order(p: _Post, order: tuple[str, ...]) -> None:
+    """`turn.out_of_turn`: once everyone has posted, turns follow the order of first appearance."""
+    last = p.state.last
+    name = p.name
+    if not p.state.settings.get("ordine_turni", True) or last is None or name not in order:
+        return
+    if last == name:
+        p.v("turn.out_of_turn", p.post.id, f"{name} ha postato due turni di seguito.", P_TURNI,
+            expected="un altro personaggio", found=name)
+        return
+    expected = order[(order.index(last) + 1) % len(order)] if last in order else None
+    if expected and expected != name:
+        p.v("turn.out_of_turn", p.post.id,
+            f"Dopo {last} toccava a {expected}, non a {name}.", P_TURNI, expected=expected, found=name)
+
+
+# --- Fase Iniziale --------------------------------------------------------------------------------
+
+def _fase_iniziale_stacks(p: _Post) -> None:
+    """Type-4 damage and decay at the start of the turn (stacks.fase_iniziale); the damage goes to the Registro."""
+    f = p.me
+    if not any(e.tipo in (3, 4) for e in f.stacks.entries):
+        return
+    fi = S.fase_iniziale(f.stacks, f.turn, _veleni(p.state.registry))
+    due = list(f.due)
+    for d in fi.damages:
+        due.append(DueDamage(d.amount, "PV", f.name, d.steps[0] if d.steps else d.kind, p.post.id, "motore"))
+    costr = tuple(c for c in f.costrizioni if c not in fi.broken)
+    p.me = replace(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
+                   costrizione=f.costrizione if costr else None, allentamento=f.allentamento if costr else 0)
+    for name, cond, lost in fi.decayed:
+        p.v("outcome.stacks", p.post.id, f"Fase Iniziale: {f.name} perde {lost} Stack di {name}.",
+            "Condizioni Fisiche › Stack Tipo-4: Stack Condizionate", found=lost, details={"stack": name})
+
+
+def _veleni(registry: Registry) -> dict[str, S.Veleno]:
+    out: dict[str, S.Veleno] = {}
+    for name, t in registry.techniques.items():
+        try:
+            v = S.veleno_from_extra(name, t.extra)
+        except T.MechanicsError:
+            v = None
+        if v:
+            out[name] = v
+    return out
+
+
+def _schema(p: _Post) -> None:
+    post, f = p.post, p.me
+    schema = post.schema
+    if schema is None:
+        p.v("schema.missing_part", post.id, "Il post non ha lo schema: mancano link alla scheda, PV/PE, "
+            "Statistiche e Registro.", P_SCHEMA, expected=["sheet_url", "PV", "PE", "stats", "registro"], found=None)
+        _apply_due_without_registro(p)
+        return
+    if schema.missing:
+        names = {"sheet_url": "link alla Scheda", "PV": "Punti Vita", "PE": "Punti Energia",
+                 "stats": "Statistiche", "registro": "Registro"}
+        p.v("schema.missing_part", post.id,
+            "Nello schema manca: " + ", ".join(names.get(m, m) for m in schema.missing) + ".",
+            P_SCHEMA, expected=list(schema.missing), found=None)
+    if schema.stats:
+        written = canon_stats({k: (s.base, s.bonus) for k, s in schema.stats.items()})
+        stats = f.stats
+        if not stats:
+            # the first schema is the reference; the engine adds the maluses it tracks from then on
+            stats = frozen_map({k: (b, bonus - sum(d for lab, d in _maluses(f, k))) for k, (b, bonus) in written.items()})
+        f = replace(f, schema_stats=frozen_map(written), stats=stats)
+    pv = schema.resources.get("PV")
+    pe = schema.resources.get("PE")
+    if pv and pv.max:
+        f = replace(f, pv_max=pv.max)
+    if pe and pe.max:
+        f = replace(f, pe_max=pe.max)
+    p.me = f
+    _registro(p, pv.current if pv else None, pe.current if pe else None)
+
+
+def _maluses(f: Fighter, stat: str) -> list[tuple[str, int]]:
+    from .checks import stat_maluses
+    return stat_maluses(f, stat)
+
+
+def _apply_due_without_registro(p: _Post) -> None:
+    f = p.me
+    for d in f.due:
+        if d.amount is not None:
+            p.v("registro.missing_damage", p.post.id,
+                f"Il Registro non riporta i {d.amount} {d.resource} subiti da {d.attacker}"
+                + (f" [{d.technique}]" if d.technique else "") + ".",
+                P_INIZIALE, expected=-d.amount, found=None, details={"attack_post": d.attack_post})
+    pv = f.pv
+    if pv is not None:
+        pv -= sum(d.amount for d in f.due if d.amount is not None and d.resource == "PV")
+    p.me = replace(f, pv=pv, due=())
+
+
+def _registro(p: _Post, pv_now: int | None, pe_now: int | None) -> None:
+    """The sum rule of "Struttura dei Turni" and every damage the character took (RULINGS #2)."""
+    post, f = p.post, p.me
+    reg = post.schema.registro if post.schema else None
+    entries = list(reg or ())
+    used: set[int] = set()
+    missing_known = 0
+    for d in f.due:
+        if d.amount is None:
+            p.v("ruling.needed", post.id,
+                f"Danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
+                + " sconosciuto: nessun numero dal registro né dal calcolo dell'attaccante.",
+                P_DANNI, details={"attack_post": d.attack_post})
+            continue
+        want = -d.amount if d.amount else 0
+        idx = next((i for i, e in enumerate(entries) if i not in used and e.resource == d.resource and e.amount == want), None)
+        if idx is not None:
+            used.add(idx)
+            continue
+        if d.amount == 0:
+            continue
+        keys = [k.lower() for k in (d.technique, d.attacker) if k]
+        near = next((i for i, e in enumerate(entries) if i not in used and e.resource == d.resource
+                     and any(k in e.label.lower() or k in e.raw.lower() for k in keys)), None)
+        if near is not None:
+            used.add(near)
+            missing_known += want - entries[near].amount  # the engine keeps its own number
+            p.v("registro.missing_damage", post.id,
+                f"Il Registro riporta {entries[near].amount} {d.resource} per il colpo di {d.attacker}, "
+                f"ma il danno da registrare è {want}.", P_INIZIALE, expected=want, found=entries[near].amount,
+                details={"attack_post": d.attack_post, "basis": d.basis})
+        else:
+            missing_known += want
+            p.v("registro.missing_damage", post.id,
+                f"Il Registro non riporta il danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
+                + f": {want} {d.resource}.", P_INIZIALE, expected=want, found=None,
+                details={"attack_post": d.attack_post, "basis": d.basis})
+    # sum rule: PV/PE now − changes listed = PV/PE written in the previous turn
+    sums: dict[str, int] = {}
+    for e in entries:
+        sums[e.resource] = sums.get(e.resource, 0) + e.amount
+    new_pv, new_pe = f.pv, f.pe
+    for res, now, prev, code in (("PV", pv_now, f.pv_written, "registro.pv_mismatch"),
+                                 ("PE", pe_now, f.pe_written, "registro.pe_mismatch")):
+        if now is None:
+            continue
+        if prev is not None and reg is not None:
+            expected = prev + sums.get(res, 0)
+            # a value that is right but whose Registro only lacks the damage is registro.missing_damage alone
+            if expected != now and not (res == "PV" and missing_known and now == expected + missing_known):
+                p.v(code, post.id,
+                    f"{res} {now}, ma {res} del turno precedente {prev} con le voci del Registro "
+                    f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now)
+    # the engine's own view: its previous value + the Registro as written + what the Registro left out
+    if f.pv is None or reg is None:
+        new_pv = pv_now if pv_now is not None else (
+            f.pv - sum(d.amount for d in f.due if d.amount) if f.pv is not None else None)
+    else:
+        new_pv = f.pv + sums.get("PV", 0) + missing_known
+    if f.pe is None or reg is None:
+        new_pe = pe_now if pe_now is not None else f.pe
+    else:
+        new_pe = f.pe + sums.get("PE", 0)
+    p.me = replace(f, pv=new_pv, pe=new_pe, due=(),
+                   pv_written=pv_now if pv_now is not None else f.pv_written,
+                   pe_written=pe_now if pe_now is not None else f.pe_written)
+
+
+# --- damage posted by the attacker ----------------------------------------------------------------
+
+def _technique(reg: Registry, names: tuple[str, ...]) -> Technique | None:
+    for n in names:
+        t = reg.techniques.get(n)
+        if t is None:
+            low = n.lower()
+            t = next((x for k, x in reg.techniques.items() if k.lower() == low), None)
+        if t is not None and t.kind != "armatura":
+            return t
+    return None
+
+
+def _bonus_statistica(reg: Registry, attacker: str, tech: Technique | None) -> int | None:
+    """Bonus Statistica (Regolamento Tecniche, not in the text): the technique's, else the character's."""
+    for extra in ((tech.extra if tech else {}), (reg.characters[attacker].extra if attacker in reg.characters else {})):
+        v = extra.get("bonus_statistica")
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+        if isinstance(v, dict) and tech is not None:
+            stat = tech.extra.get("statistica")
+            if stat in v and isinstance(v[stat], int):
+                return v[stat]
+    return None
+
+
+def _armatura(reg: Registry, target: str) -> D.Armatura | None:
+    ch = reg.characters.get(target)
+    if ch is None:
+        return None
+    for n in ch.techniques:
+        t = reg.techniques.get(n)
+        # only an armour the registry marks as worn ("attiva"): owning one does not mean wearing it
+        if t is not None and t.kind == "armatura" and t.potenziale is not None and t.extra.get("attiva"):
+            return D.Armatura(t.potenziale, t.name, bool(t.extra.get("blocca_puri")))
+    return None
+
+
+def _stated(calc: DamageCalc, name: str) -> float | None:
+    for t in calc.terms:
+        if t.name.lower() == name.lower():
+            return t.value
+    return None
+
+
+def _evaluate(calc: DamageCalc) -> int | None:
+    """The value of a written calculation, left to right, rounding down once at the end."""
+    if not calc.terms:
+        return None
+    value = Fraction(0)
+    for t in calc.terms:
+        x = Fraction(t.value).limit_denominator(1000)
+        if t.op == "+":
+            value += x
+        elif t.op == "-":
+            value -= x
+        elif t.op == "*":
+            value *= x
+        elif t.op == "/" and x:
+            value /= x
+    return int(value // 1)
+
+
+def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tuple[int | None, list[str], str | None]:
+    """The engine's damage for a hit: registry first, then the numbers stated in the calculation (RULINGS #7).
+    Returns (amount or None, explanation steps, basis)."""
+    reg = state.registry
+    atk = hit.attack
+    tech = _technique(reg, atk.techniques)
+    kind = None
+    if tech is not None:
+        for cand in (tech.extra.get("danno"), tech.type):
+            if isinstance(cand, str) and cand.lower() in DAMAGE_KINDS:
+                kind = cand.lower()
+                break
+    if kind is None and calc is not None and calc.kind in DAMAGE_KINDS:
+        kind = calc.kind
+    kind = (kind or "normale").replace("semipuro", "semi-puro")
+    potenziale = tech.potenziale if tech else None
+    bonus = _bonus_statistica(reg, atk.attacker, tech)
+    basis = "motore"
+    if potenziale is not None and atk.potenziale_factor != 1:
+        potenziale = int(potenziale * atk.potenziale_factor)
+    pot = (potenziale + bonus) if potenziale is not None and bonus is not None else None
+    if atk.multi == "multipli" and pot is not None:
+        pot += T.MULTIPLI_POTENZA_PER_BERSAGLIO * (atk.n_targets - 1)
+    target = state.fighters.get(atk.target)
+    res = live_stat(target, "Costituzione") if target else None
+    if calc is not None:
+        if pot is None and _stated(calc, "Potenza") is not None:
+            pot, basis = int(_stated(calc, "Potenza")), "dichiarato"
+        if potenziale is None and _stated(calc, "Potenziale") is not None:
+            potenziale, basis = int(_stated(calc, "Potenziale")), "dichiarato"
+            if bonus is None and _stated(calc, "Bonus Statistica") is not None:
+                bonus = int(_stated(calc, "Bonus Statistica"))
+            if pot is None and bonus is not None:
+                pot = potenziale + bonus
+        if res is None and _stated(calc, "Resistenza") is not None:
+            res, basis = int(_stated(calc, "Resistenza")), "dichiarato"
+    mults = [D.Multiplier(hit.multiplier, "; ".join(hit.reasons))] if hit.multiplier != 1 else []
+    minimo = int(state.settings.get("danno_minimo", 0) or 0)
+    try:
+        if kind == "puro" and potenziale is not None and bonus is not None:
+            r = D.danno_puro(potenziale, bonus, multipliers=mults)
+        elif kind == "semi-puro" and None not in (pot, res, potenziale, bonus):
+            r = D.danno_semipuro(pot, res, potenziale, bonus, multipliers=mults, danno_minimo=minimo)
+        elif kind == "cura" and potenziale is not None and bonus is not None:
+            r = D.cura_principale(potenziale, bonus)
+        elif pot is not None and res is not None:
+            r = D.danno_normale(pot, res, armatura=_armatura(reg, atk.target), multipliers=mults,
+                                aggiuntivo=kind == "aggiuntivo", danno_minimo=minimo)
+        else:
+            return None, [], None
+    except T.MechanicsError as exc:
+        return None, [str(exc)], None
+    amount = -r.amount if r.cura else r.amount
+    return amount, list(r.steps), basis
+
+
+def _damage_calcs(p: _Post) -> None:
+    """The attacker's Calcolo dei Danni in its Fase Iniziale, for every hit resolved since its last turn."""
+    post = p.post
+    mine = [h for h in p.hits if h.attack.attacker == p.name]
+    if not mine:
+        return
+    calcs = list(post.damage)
+    keep = [h for h in p.hits if h.attack.attacker != p.name]
+    for h in mine:
+        atk = h.attack
+        calc = _match_calc(calcs, atk)
+        if calc is not None:
+            calcs.remove(calc)
+        amount, steps, basis = compute_damage(p.state, h, calc)
+        stated = calc.result if calc is not None else None
+        if calc is not None and stated is None:
+            stated = _evaluate(calc)
+        tech = atk.techniques[0] if atk.techniques else None
+        details = {"attack_post": atk.post, "steps": steps, "multiplier": str(h.multiplier), "reasons": list(h.reasons)}
+        if h.ruled is not None:
+            amount, basis = h.ruled, "ruling"
+        if calc is None:
+            p.v("damage.missing_calc", post.id,
+                f"Manca il Calcolo dei Danni del colpo a segno su {atk.target}"
+                + (f" [{tech}]" if tech else "") + (f": il motore calcola {amount}." if amount is not None else "."),
+                P_DANNI_POST, expected=amount, found=None, details=details)
+        elif amount is not None and stated is not None and amount != stated:
+            p.v("damage.miscalculated", post.id,
+                f"Danno a {atk.target}" + (f" [{tech}]" if tech else "") + f": {stated} dichiarato, {amount} calcolato.",
+                P_DANNI, expected=amount, found=stated, details=details,
+                assumption="calcolo_dichiarato" if basis == "dichiarato" else None)
+        elif amount is None and stated is not None:
+            own = _evaluate(calc)
+            if calc.result is not None and own is not None and own != calc.result:
+                p.v("damage.miscalculated", post.id,
+                    f"Il calcolo scritto dà {own}, non {calc.result}.", P_DANNI, expected=own, found=calc.result,
+                    details=details, assumption="calcolo_dichiarato")
+                stated = own
+            amount, basis = stated, "dichiarato"
+        if amount is None:
+            p.v("ruling.needed", post.id,
+                f"Danno su {atk.target}" + (f" [{tech}]" if tech else "")
+                + ": Potenziale, Bonus Statistica o Resistenza sconosciuti e nessun calcolo scritto.",
+                P_DANNI, details=details)
+        target = p.fighters.get(atk.target)
+        if target is not None:
+            resource = calc.resource if calc is not None else "PV"
+            due = target.due + (DueDamage(amount, resource, atk.attacker, tech, atk.post, basis or "dichiarato"),)
+            target = replace(target, due=due)
+            # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento")
+            if calc is not None:
+                target = _declared_stacks(p, target, calc, damage=amount)
+            p.fighters[atk.target] = target
+    p.hits = keep
+
+
+def _match_calc(calcs: list[DamageCalc], atk: Incoming) -> DamageCalc | None:
+    if not calcs:
+        return None
+    techs = {t.lower() for t in atk.techniques}
+    for c in calcs:
+        if c.target and c.target.lower() == atk.target.lower() and (not c.technique or not techs or c.technique.lower() in techs):
+            return c
+    for c in calcs:
+        if c.technique and c.technique.lower() in techs and not c.target:
+            return c
+    for c in calcs:
+        if not c.target and not c.technique:
+            return c
+    return None
+
+
+def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | None) -> Fighter:
+    wanted: list[tuple[str, int]] = []
+    for n, name in _STACK_DECL.findall(calc.raw):
+        canon = " ".join(w.capitalize() for w in name.split())
+        try:
+            S.tipo_of(canon)
+        except S.UnknownStack:
+            continue
+        wanted.append((canon, int(n)))
+    if not wanted:
+        return target
+    return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo=calc.kind == "aggiuntivo",
+                         source=p.post.id, condition=calc.technique or "Costrizione")
+
+
+def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, damage: int | None = None,
+                  aggiuntivo: bool = False, protezione: bool = False, source: str | None = None,
+                  condition: str | None = None) -> Fighter:
+    try:
+        res = S.apply(target.stacks, wanted, turn=target.turn, damage_taken=damage, aggiuntivo=aggiuntivo,
+                      protezione=protezione, source=source, condition=condition)
+    except T.MechanicsError as exc:
+        p.v("ruling.needed", p.post.id, f"Stack non applicabili: {exc}", P_STACK1)
+        return target
+    for o in res.overflow:
+        p.v("stacks.over_limit", p.post.id, f"{target.name}: {o.message()}.", o.rule, expected=o.limit,
+            found=o.existing + o.requested, details={"stack": o.name, "applied": o.applied})
+    for r in res.rejected:
+        p.v("outcome.stacks", p.post.id, f"{target.name}: {r.message}.", r.rule, found=r.count,
+            details={"stack": r.name, "reason": r.reason})
+    if res.applied:
+        p.v("outcome.stacks", p.post.id,
+            f"{target.name} riceve " + ", ".join(f"{n} Stack di {s}" for s, n in res.applied)
+            + " (attive dal suo prossimo turno).",
+            P_STACK2 if any(S.tipo_of(s) == 2 for s, _ in res.applied) else P_STACK1,
+            found=dict(res.applied))
+    return replace(target, stacks=res.stacks)
+
+
+# --- rolls: Fase Difensiva and Fase Offensiva -----------------------------------------------------
+
+class _Defence:
+    """What the Fase Difensiva of this post has established so far."""
+
+    def __init__(self) -> None:
+        self.failed = False  # a failed Azione Principale Difensiva: later ones fail, no Fase Offensiva
+        self.failed_roll: int | None = None
+        self.answered: set[str] = set()
+        self.counter: dict[str, str] = {}  # counter action key → "riuscito" / "fallito" (for the follow-up)
+        self.counter_target: dict[str, str] = {}
+        self.counter_factor: dict[str, Fraction] = {}  # Potenziale the counter continues with after the clash
+        self.any_defence = False
+        self.protezione_ok = False
+
+
+def _rolls(p: _Post) -> None:
+    post, name = p.post, p.name
+    mine = [a for a in p.incoming if a.target == name]
+    dfn = _Defence()
+    main_count: dict[str, int] = {}
+    defensive_open = True
+    offensive_seen = False
+    settings = p.state.settings
+    for i, roll in enumerate(post.rolls):
+        tag = roll.tag
+        spec = classify(tag.action if tag and tag.action else roll.label)
+        if spec is None:
+            p.v("dice.unknown_action", post.id,
+                f"Azione non riconosciuta nell'etichetta del lancio: «{(tag.action if tag else None) or roll.label}».",
+                "Successo e Fallimento delle Azioni › Lancio del Dado", roll=i, found=roll.label)
+            continue
+        actor = _resolve_name(p.state, tag.actor if tag else None) or name
+        if actor not in p.fighters:
+            actor_f = None
+        else:
+            actor_f = p.fighters[actor]
+        phase = phase_of(spec, roll.sides, defensive_open=defensive_open,
+                         has_incoming=bool(mine), counter_in_defense=spec.key in dfn.counter)
+        if phase == "offensiva":
+            defensive_open = False
+        f = actor_f or p.me
+        multi = multi_kind(roll) if phase == "offensiva" else None
+        reqs: list[Requirement] = []
+        allowed: set[str] = set()
+        if actor_f is not None:
+            reqs += requirement_stacks(actor_f, spec, phase)
+        reqs += requirement_declared(roll, spec, phase, multi)
+        target_attack: Incoming | None = None
+        if phase == "difensiva" and spec.counts_as_defense:
+            target_attack = _pick_attack(p, mine, dfn, roll, spec)
+        if spec.bonus and phase == "difensiva" and spec.bonus_label == "Bonus Protezione":
+            reqs.append(Requirement("protezione", spec.bonus, spec.bonus_label, spec.paragraph, True))
+        if f.preparazione and actor == name:
+            if phase == "difensiva" and spec.role == "difensiva":
+                reqs.append(Requirement("preparazione", 2, "Preparazione", P_DESCRIZIONE, True))
+            elif phase == "offensiva" and not mine and spec.rolls:
+                reqs.append(Requirement("preparazione", 1, "Preparazione", P_DESCRIZIONE, True))
+        if phase == "offensiva" and spec.counter:
+            res = dfn.counter.get(spec.key)
+            if res == "riuscito":
+                amt = 3 if spec.key == "contrattacco_diretto" else 2
+                reqs.append(Requirement("contrattacco", amt, f"{spec.name} riuscito", spec.paragraph, True))
+            elif res == "fallito" and spec.key == "contrattacco_generica":
+                reqs.append(Requirement("contrattacco", -2, f"{spec.name} fallito", spec.paragraph, False))
+        if target_attack is not None:
+            uses = p.fighters[target_attack.attacker].uses_attack if target_attack.attacker in p.fighters else EMPTY
+            n = max((uses.get(t, 0) for t in target_attack.techniques), default=0)
+            lvl = _prevedibile(n)
+            if lvl:
+                reqs.append(Requirement("prevedibile_attacco", lvl, "Attacco Prevedibile", P_DESCRIZIONE, True))
+        if phase == "difensiva" and spec.role == "difensiva" and tag and tag.techniques:
+            n = max(f.uses_defense.get(t, 0) + 1 for t in tag.techniques)
+            lvl = _prevedibile(n)
+            if lvl:
+                reqs.append(Requirement("prevedibile_difesa", -lvl, "Difesa Prevedibile", P_DESCRIZIONE, False))
+        destrezza = live_stat(f, "Destrezza") if actor_f is not None else None
+        ds = f.schema_stats.get("Destrezza") if actor_f is not None else None
+        ctx = RollContext(spec=spec, phase=phase, destrezza=destrezza,
+                          destrezza_schema=(ds[0] + ds[1]) if ds else None, requirements=tuple(reqs),
+                          allowed_bonuses=frozenset(allowed),
+                          attack=phase == "offensiva" and (spec.role == "offensiva" or spec.counter))
+        chk = check_roll(post.id, i, roll, ctx)
+        p.verdicts.extend(chk.verdicts)
+        if not spec.die(phase):
+            continue  # an action without a die (flagged above): nothing to resolve from the roll
+        if phase == "difensiva":
+            _count_uses(p, actor, spec, phase, tag)
+            _defend(p, i, roll, spec, chk, target_attack, dfn, mine)
+            continue
+        offensive_seen = True
+        if dfn.failed:
+            p.v("outcome.action_annulled", post.id,
+                f"{spec.name} annullata: una Difesa è fallita (lancio {dfn.failed_roll + 1}), quindi la Fase "
+                "Offensiva non avviene.", P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll})
+            if spec.kind == "principale" and spec.rolls:
+                _register(p, i, roll, spec, chk, actor, multi, dfn, annulled=True)
+            continue
+        if spec.counter and dfn.counter.get(spec.key) == "annullato":
+            p.v("outcome.action_annulled", post.id,
+                f"{spec.name} annullato nel Confronto di Potenza: non prosegue verso l'Avversario.",
+                P_CONFRONTO, roll=i)
+            continue
+        if spec.kind == "principale" and spec.rolls:
+            main_count[actor] = main_count.get(actor, 0) + 1
+            if main_count[actor] > 1:
+                # the extra action does not count: it is not an attack the target must answer
+                p.v("turn.extra_main_action", post.id,
+                    f"{actor} compie più di un'Azione Principale in questo turno ({spec.name}): non conta.",
+                    P_OFFENSIVA, roll=i, expected=1, found=main_count[actor])
+                continue
+            _count_uses(p, actor, spec, phase, tag)
+            _register(p, i, roll, spec, chk, actor, multi, dfn)
+    # attacks nobody defended: Difesa Nulla (it cannot fail, the Fase Offensiva goes on)
+    for a in mine:
+        if a.id in dfn.answered or a.generic or a.annulled:
+            continue
+        if dfn.failed:
+            _hit(p, a, Fraction(1), ["Difese successive a una fallita: considerate fallite"], None, dfn.failed_roll)
+            continue
+        said = bool(_DIFESA_NULLA.search(post.body or ""))
+        _hit(p, a, Fraction(1), ["Difesa Nulla" if said else "nessuna Difesa lanciata (Difesa Nulla)"], "Difesa Nulla", None)
+    # Preparazione: no main action rolled and the post says so
+    me = p.me
+    prepared = not offensive_seen and bool(_PREPARAZIONE.search(post.body or "")) and not dfn.failed
+    if prepared:
+        stacks = S.remove(me.stacks, S.PREPARAZIONE_RIMUOVE)
+        if stacks != me.stacks:
+            p.v("outcome.stacks", post.id, f"Preparazione: {name} rimuove le Stack di Stordimento e Sbilanciamento.",
+                ACTIONS["preparazione"].paragraph)
+        me = replace(me, stacks=stacks)
+    p.me = replace(me, preparazione=prepared)
+
+
+def _prevedibile(n: int) -> int:
+    return 3 if n >= 10 else 2 if n >= 7 else 1 if n >= 4 else 0
+
+
+def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) -> None:
+    if actor not in p.fighters or not tag or not tag.techniques:
+        return
+    f = p.fighters[actor]
+    if phase == "offensiva" and (spec.role == "offensiva" or spec.counter):
+        uses = dict(f.uses_attack)
+        for t in tag.techniques:
+            uses[t] = uses.get(t, 0) + 1
+        p.fighters[actor] = replace(f, uses_attack=frozen_map(uses))
+    elif phase == "difensiva" and spec.role == "difensiva":
+        uses = dict(f.uses_defense)
+        for t in tag.techniques:
+            uses[t] = uses.get(t, 0) + 1
+        p.fighters[actor] = replace(f, uses_defense=frozen_map(uses))
+
+
+def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
+    """The incoming action this defence answers: the one from the attacker its label names, else the first."""
+    generic = spec.key == "contrattacco_generica"
+    pool = [a for a in mine if a.id not in dfn.answered and a.generic == generic]
+    pool.sort(key=lambda a: a.annulled)  # an annulled action is answered only when nothing else is left
+    if spec.ally:
+        pool = [a for a in p.incoming if a.id not in dfn.answered and not a.generic and a.target != p.name
+                and a.attacker != p.name] or pool
+    tag = roll.tag
+    if tag and tag.targets:
+        named = {(_resolve_name(p.state, t) or t).lower() for t in tag.targets}
+        for a in pool:
+            if a.attacker.lower() in named or a.target.lower() in named:
+                return a
+    return pool[0] if pool else None
+
+
+def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming | None,
+            dfn: _Defence, mine: list[Incoming]) -> None:
+    post = p.post
+    if not spec.counts_as_defense:
+        # Azione Secondaria Indipendente, Reazione, Liberazione…: never stopped, may be beaten on time
+        first = next((a for a in mine if not a.generic), None)
+        if spec.key == "reazione" and not (dfn.protezione_ok or _DIFESA_NULLA.search(post.body or "")):
+            p.v("ruling.needed", post.id, "Reazione: si può tentare solo con Difesa Nulla o Protezione riuscita.",
+                "Sbalzo e Reazione › Reazione", roll=i)
+        if first is not None and chk.total is not None and first.total is not None:
+            ok = chk.total >= first.total
+            p.v("outcome.defended" if ok else "outcome.hit", post.id,
+                f"{spec.name}: {chk.total} contro {first.total} dell'Attacco di {first.attacker}: "
+                + ("in tempo." if ok else "battuta sul tempo (nessuna conseguenza)."),
+                spec.paragraph, roll=i, expected=first.total, found=chk.total, details={"independent": True})
+        return
+    if atk is None:
+        p.v("turn.extra_defense", post.id,
+            f"{spec.name}: nessun Attacco in arrivo a cui rispondere (al più una Difesa per Attacco).",
+            P_DIFENSIVA, roll=i, expected=len([a for a in mine if not a.generic]), found=len(dfn.answered) + 1)
+        return
+    dfn.answered.add(atk.id)
+    who = f"l'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
+    if atk.annulled:
+        # written before knowing: the attack never came (its author's Fase Offensiva was annulled)
+        p.v("outcome.action_annulled", post.id,
+            f"{spec.name} contro {who}: quell'Attacco era già annullato (post {atk.post}), la Difesa non serve.",
+            P_DIFENSIVA, roll=i, details={"attack_post": atk.post})
+        return
+    dfn.any_defence = True
+    if dfn.failed:
+        p.v("outcome.action_annulled", post.id,
+            f"{spec.name} contro {who}: considerata fallita perché una Difesa precedente è fallita.",
+            P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll})
+        _hit(p, atk, Fraction(1), ["Difesa successiva a una fallita"], spec.name, i)
+        return
+    if chk.total is None or atk.total is None:
+        p.v("dice.no_total", post.id,
+            f"{spec.name} contro {who}: manca il risultato di uno dei due lanci, esito da stabilire.",
+            P_DIFENSIVA, roll=i, expected=atk.total, found=chk.total)
+        p.v("ruling.needed", post.id, f"Esito di {spec.name} contro {who} da stabilire.", P_DIFENSIVA, roll=i)
+        return
+    A, Dv = atk.total, chk.total
+    numbers = {"attack_total": A, "defence_total": Dv, "attack_rendered": atk.rendered, "defence_rendered": chk.rendered,
+               "attack_post": atk.post, "attack_roll": atk.roll}
+    if spec.key == "contrattacco_generica":
+        if Dv >= A:
+            p.v("outcome.suspended", post.id,
+                f"Contrattacco su Azione Generica riuscito ({Dv} ≥ {A}): l'Azione Generica di {atk.attacker} è Sospesa "
+                "(può confermarla subendo il Contrattacco, o annullarla e difendersi).",
+                spec.paragraph + " › Azione Sospesa", roll=i, expected=A, found=Dv, details=numbers)
+            dfn.counter[spec.key] = "riuscito"
+        else:
+            p.v("outcome.hit", post.id,
+                f"Contrattacco su Azione Generica battuto sul tempo ({Dv} < {A}): l'Azione Generica riesce, il "
+                "Contrattacco è comunque lanciato.", spec.paragraph, roll=i, expected=A, found=Dv, details=numbers)
+            dfn.counter[spec.key] = "fallito"
+        return
+    if Dv < A:
+        # beaten on time: the defence fails, later defences fail, no Fase Offensiva (RULINGS #1)
+        dfn.failed = True
+        dfn.failed_roll = i
+        if spec.counter:
+            dfn.counter[spec.key] = "fallito"
+        _hit(p, atk, Fraction(1), [f"{spec.name} battuta sul tempo ({Dv} < {A})"], spec.name, i, numbers=numbers)
+        return
+    tie = Dv == A
+    if spec.key in ("protezione", "protezione_alleato", "difesa_nulla_alleato"):
+        dfn.protezione_ok = True
+        _hit(p, atk, Fraction(1, 2), [f"Protezione riuscita ({Dv} ≥ {A}): Danni dimezzati"], spec.name, i,
+             numbers=numbers, protezione=True, defended_message=True)
+        return
+    if spec.key == "contrattacco_diretto":
+        dfn.counter[spec.key] = "riuscito"
+        _hit(p, atk, Fraction(1), [f"Contrattacco Diretto riuscito ({Dv} ≥ {A}): il Difensore subisce in pieno "
+                                   "l'Attacco e l'Attaccante dovrà difendersi dal Contrattacco"], spec.name, i,
+             numbers=numbers)
+        return
+    if tie and spec.tie_half_damage:
+        _hit(p, atk, Fraction(1, 2), [f"Pareggio ({Dv} = {A}): vince il Difensore ma subisce Danno dimezzato"],
+             spec.name, i, numbers=numbers)
+        return
+    if spec.intercepts:
+        if spec.counter:
+            dfn.counter[spec.key] = "riuscito"
+            dfn.counter_target[spec.key] = atk.attacker
+        _clash(p, i, roll, spec, chk, atk, dfn, numbers)
+        return
+    # Schivata / Sbilanciamento won on time: no damage
+    if spec.physical_only:
+        physical = _physical(p.state.registry, atk)
+        if physical is False:
+            dfn.failed = True
+            dfn.failed_roll = i
+            _hit(p, atk, Fraction(1), ["Sbilanciamento funziona solo contro gli Attacchi Fisici Diretti"], spec.name, i,
+                 numbers=numbers)
+            return
+        if physical is None:
+            p.v("ruling.needed", post.id,
+                f"Sbilanciamento contro {who}: va confermato che sia un Attacco Fisico Diretto.",
+                spec.paragraph, roll=i)
+    p.v("outcome.defended", post.id,
+        f"{spec.name} riuscita ({Dv} ≥ {A}) contro {who}: nessun Danno.", spec.paragraph, roll=i,
+        expected=A, found=Dv, details=numbers)
+    if spec.key == "sbilanciamento" and atk.attacker in p.fighters:
+        p.fighters[atk.attacker] = _apply_stacks(p, p.fighters[atk.attacker], [("Sbilanciamento", T.SBILANCIAMENTO_DA_DIFESA)],
+                                                 source=post.id)
+    _drop_group(p, atk, i)
+
+
+def _physical(reg: Registry, atk: Incoming) -> bool | None:
+    t = _technique(reg, atk.techniques)
+    if t is None:
+        return None
+    v = t.extra.get("fisico_diretto")
+    if isinstance(v, bool):
+        return v
+    if t.kind == "arma" or "fisic" in (t.type or "").lower():
+        return True
+    return None
+
+
+def _drop_group(p: _Post, atk: Incoming, i: int) -> None:
+    """Bersagli Multipli mirati: one target stopping the attack annuls it for all; others: case by case."""
+    others = [a for a in p.incoming if a.group == atk.group and a.id != atk.id]
+    if not others:
+        return
+    if atk.multi == "mirato":
+        p.incoming = [a for a in p.incoming if not (a.group == atk.group and a.id != atk.id)]
+        p.v("outcome.action_annulled", p.post.id,
+            f"L'Attacco a Bersagli Multipli di {atk.attacker} è fermato: annullato anche per "
+            + ", ".join(a.target for a in others) + ".", P_BERSAGLI, roll=i)
+    else:
+        p.v("ruling.needed", p.post.id,
+            f"L'Attacco di {atk.attacker} è fermato da {p.name}: se sia annullato anche per "
+            + ", ".join(a.target for a in others) + " si valuta caso per caso.", P_BERSAGLI, roll=i)
+
+
+def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming, dfn: _Defence,
+           numbers: dict[str, Any]) -> None:
+    """Parata / Contrattacco in time: Confronto di Potenza (registry numbers) — else the master rules."""
+    reg = p.state.registry
+    post = p.post
+    p.v("ruling.needed", post.id,
+        f"{spec.name} in tempo contro l'Attacco di {atk.attacker}: l'adeguatezza della Difesa all'Attacco "
+        "la valuta il master.", P_ADEGUATEZZA, roll=i, severity="info")
+    tag = roll.tag
+    def_tech = _technique(reg, tuple(tag.techniques) if tag else ())
+    atk_tech = _technique(reg, atk.techniques)
+    sides = []
+    for who, tech in ((atk.attacker, atk_tech), (p.name, def_tech)):
+        bonus = _bonus_statistica(reg, who, tech)
+        if tech is None or tech.potenziale is None or bonus is None or not tech.category:
+            sides.append(None)
+        else:
+            pot = tech.potenziale
+            if who == atk.attacker and atk.potenziale_factor != 1:
+                pot = int(pot * atk.potenziale_factor)
+            try:
+                sides.append(ClashSide(f"{tech.name} di {who}", pot + bonus, tech.category))
+            except T.MechanicsError:
+                sides.append(None)
+    if None in sides:
+        p.v("ruling.needed", post.id,
+            f"Confronto di Potenza tra l'Attacco di {atk.attacker} e {spec.name} di {p.name}: Potenziale, categoria o "
+            "Bonus Statistica non noti dal registro.", P_CONFRONTO, roll=i, details=numbers)
+        p.v("outcome.defended", post.id,
+            f"{spec.name} in tempo ({numbers['defence_total']} ≥ {numbers['attack_total']}): esito del Confronto di "
+            "Potenza da stabilire.", spec.paragraph, roll=i, expected=numbers["attack_total"],
+            found=numbers["defence_total"], details=numbers)
+        return
+    a_side, d_side = sides
+    r = confronto_di_potenza(a_side, d_side)
+    details = dict(numbers, steps=list(r.steps), outcome=r.outcome, difference=r.difference)
+    p.v("outcome.power_clash", post.id, "Confronto di Potenza: " + r.steps[-1] + ".", P_CONFRONTO, roll=i,
+        expected=a_side.potenza, found=d_side.potenza, details=details)
+    if r.winner == a_side.label:
+        # the attack goes on (full or halved Potenziale) and hits: the defence failed
+        dfn.failed = True
+        dfn.failed_roll = i
+        if spec.counter:
+            dfn.counter[spec.key] = "fallito"
+        _hit(p, replace(atk, potenziale_factor=atk.potenziale_factor * r.factor), Fraction(1),
+             [f"Confronto di Potenza perso: l'Attacco prosegue con Potenziale {'dimezzato' if r.factor != 1 else 'intatto'}"],
+             spec.name, i, numbers=numbers)
+        return
+    if spec.counter:
+        if r.both_annulled:
+            dfn.counter[spec.key] = "annullato"
+        else:
+            dfn.counter_factor[spec.key] = r.factor
+    _drop_group(p, atk, i)
+
+
+def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: str | None, roll: int | None, *,
+         numbers: dict[str, Any] | None = None, protezione: bool = False, defended_message: bool = False) -> None:
+    """An attack that lands: Mira effects from its die face, then a Hit waiting for the attacker's Calcolo."""
+    post = p.post
+    reasons = list(reasons)
+    stacks: list[tuple[str, int]] = []
+    if atk.face is not None and not atk.generic:
+        part = atk.mira or "corpo"
+        mira = "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part
+        arti = "gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None)
+        try:
+            eff = D.mira_effects(mira, atk.face, arti)
+        except T.MechanicsError:
+            eff = None
+        if eff is not None:
+            if eff.multiplier is not None:
+                mult *= eff.multiplier.factor
+                reasons.append(eff.multiplier.label)
+            stacks.extend(eff.stacks)
+            if mira == "arti" and arti is None and atk.face >= T.MIRA_ARTI_STORPIATURA_FACCIA:
+                stacks.append((limb_stack(None), 1))
+                p.v("ruling.needed", post.id, "Mira agli Arti: arto non indicato, applicata Storpiatura Debilitante "
+                    "(braccia); il master può decidere diversamente.", "Successo e Fallimento delle Azioni › Fattore Mira")
+    code = "outcome.defended" if defended_message else "outcome.hit"
+    msg = (f"L'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
+           + f" colpisce {atk.target}" + (" ma la Protezione dimezza i Danni" if protezione else "")
+           + (f" (×{mult})" if mult != 1 else "") + ": " + "; ".join(reasons) + ".")
+    p.v(code, post.id, msg, P_DIFENSIVA if defence else P_FLUSSO, roll=roll,
+        expected=(numbers or {}).get("attack_total", atk.total), found=(numbers or {}).get("defence_total"),
+        details=dict(numbers or {}, attack_post=atk.post, multiplier=str(mult), defence=defence))
+    if stacks and atk.target in p.fighters:
+        p.fighters[atk.target] = _apply_stacks(p, p.fighters[atk.target], stacks, protezione=protezione,
+                                               source=atk.post)
+    p.hits.append(Hit(attack=atk, resolved_in=post.id, multiplier=mult, reasons=tuple(reasons), defense=defence))
+
+
+def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, multi: str | None,
+              dfn: _Defence, annulled: bool = False) -> None:
+    """An offensive main action: one incoming attack (or generic action) per target, for their next post."""
+    tag = roll.tag
+    targets = [(_resolve_name(p.state, t) or t) for t in (tag.targets if tag else ())]
+    if not targets:
+        if spec.counter and dfn.counter_target.get(spec.key.replace("_diretto", "")):
+            targets = [dfn.counter_target[spec.key.replace("_diretto", "")]]
+        else:
+            others = [n for n in p.fighters if n != actor and n in (p.state.order + (p.name,))]
+            if spec.role == "offensiva" and len(others) == 1:
+                targets = others
+            elif spec.role == "offensiva" or spec.counter:
+                if not annulled:
+                    p.v("ruling.needed", p.post.id, f"{spec.name} senza bersaglio indicato nell'etichetta del lancio.",
+                        "Successo e Fallimento delle Azioni › Lancio del Dado", roll=i)
+                return
+            else:
+                targets = others
+    generic = spec.role == "generica" and not spec.counter
+    for t in targets:
+        if t == actor:
+            continue
+        p.new_incoming.append(Incoming(
+            id=f"{p.post.id}#{i}#{t}", attacker=actor, target=t, post=p.post.id, roll=i, action=spec.key,
+            techniques=tuple(tag.techniques) if tag else (), total=chk.total, rendered=chk.rendered, face=chk.face,
+            mira=chk.mira, generic=generic, group=f"{p.post.id}#{i}", multi=multi, n_targets=len(targets),
+            counter=spec.counter, potenziale_factor=dfn.counter_factor.get(spec.key, Fraction(1)),
+            annulled=annulled))
+
+
+# --- master posts: rulings ------------------------------------------------------------------------
+
+def parse_rulings(text: str) -> list[tuple[str, str, str]]:
+    """`Ruling: <codice> post <id>: <decisione>` lines and `[ruling]…[/ruling]` blocks → (code, post, decision)."""
+    return [(m.group(1).lower(), m.group(2), m.group(3).strip()) for m in _RULING_LINE.finditer(text or "")]
+
+
+_DANNO = re.compile(r"^danno\s+(-?\d+)$|^danni\s+(-?\d+)$", re.IGNORECASE)
+
+
+def _master(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
+    verdicts: list[Verdict] = []
+    rulings = list(state.rulings)
+    hits = list(state.hits)
+    incoming = list(state.incoming)
+    fighters = dict(state.fighters)
+    for code, target_post, decision in parse_rulings(post.body):
+        rulings.append(Ruling(code, target_post, decision, post.id))
+        applied = "annotata"
+        m = _DANNO.match(decision.strip())
+        low = decision.strip().lower()
+        if m:
+            n = int(m.group(1) or m.group(2))
+            for k, h in enumerate(hits):
+                if h.attack.post == target_post or h.resolved_in == target_post:
+                    hits[k] = replace(h, ruled=n)
+                    applied = f"danno {n} per il colpo del post {h.attack.post}"
+            for name, f in fighters.items():
+                due = tuple(replace(d, amount=n, basis="ruling") if d.attack_post == target_post else d for d in f.due)
+                if due != f.due:
+                    fighters[name] = replace(f, due=due)
+                    applied = f"danno {n} da registrare per {name}"
+        elif low in ("annullato", "annullata", "fallito", "fallita", "nessun danno"):
+            before = len(incoming) + len(hits)
+            incoming = [a for a in incoming if a.post != target_post]
+            hits = [h for h in hits if h.attack.post != target_post and h.resolved_in != target_post]
+            if len(incoming) + len(hits) != before:
+                applied = "azione annullata"
+        verdicts.append(verdict("ruling.applied", post.id,
+                                f"Decisione del master su {code} (post {target_post}): {decision} — {applied}.",
+                                P_RULING, details={"code": code, "post": target_post, "decision": decision}))
+    return replace(state, rulings=tuple(rulings), hits=tuple(hits), incoming=tuple(incoming),
+                   fighters=MappingProxyType(fighters), posts=state.posts + 1), verdicts

@@ -1,0 +1,402 @@
+"""The crawl: a thread URL (or saved pages of one thread) → CombatHistory, with pagination, re-scrape and sheets."""
+from __future__ import annotations
+
+import codecs
+import hashlib
+import html
+import pathlib
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from engine.history import CombatHistory, Registry
+
+from .errors import BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, ParseError, ScrapeError
+from .fetch import Fetcher, FetchPolicy, FetchResult, _charset_from_content_type
+
+Progress = Callable[[int, int, str], None]
+
+MAX_PAGES = 2000  # a thread longer than this is a pagination loop, not a fight
+_URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+class BadSource(ScrapeError):
+    """The sources given to scrape() are not one thread URL nor readable saved pages of one thread."""
+
+    code = "bad_source"
+    default_message = "sorgente non valida: serve l'URL di una discussione o le pagine salvate di una discussione"
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """How one thread page was obtained in a crawl."""
+
+    index: int  # 1-based position in the thread
+    url: str  # as requested (or the file's URI)
+    final_url: str  # after redirects
+    status: int
+    not_modified: bool  # the server answered 304: the cached copy was used
+    from_cache: bool
+    sha256: str  # of the page bytes
+    changed: bool  # differs from the previous crawl (without one: anything but a 304)
+
+
+@dataclass(frozen=True)
+class SheetRecord:
+    """What became of one sheet link: outcome is "ok", "missing" (404/410), "blocked" (robots.txt),
+    "other_host" (not followed), "refused" (host/address not allowed) or "unreadable" (parse error)."""
+
+    url: str
+    outcome: str
+    characters: tuple[str, ...] = ()
+    sha256: str | None = None
+    not_modified: bool = False
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class CrawlResult:
+    """A crawl's history plus what the server needs to store re-scrapes cheaply."""
+
+    history: CombatHistory
+    pages: tuple[PageRecord, ...]
+    sheets: tuple[SheetRecord, ...] = ()
+
+    @property
+    def changed_pages(self) -> tuple[int, ...]:
+        return tuple(p.index for p in self.pages if p.changed)
+
+    @property
+    def first_changed_page(self) -> int | None:
+        return min(self.changed_pages, default=None)
+
+    @property
+    def page_hashes(self) -> dict[str, str]:
+        """final URL → sha256 of the page bytes; pass it back as `previous` to tell what changed."""
+        return {p.final_url: p.sha256 for p in self.pages}
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+        return {"pages": [asdict(p) for p in self.pages], "sheets": [asdict(s) for s in self.sheets]}
+
+
+def scrape(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
+           fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
+           follow_sheets: bool = True, progress: Progress | None = None) -> CombatHistory:
+    """A thread URL, or saved pages (HTML, or ForumFree api.php JSON) of one thread → its CombatHistory.
+
+    For a URL every page is fetched (conditionally, through the fetcher's cache), and each post schema's sheet
+    link on the thread's host is followed once. Saved pages are read offline: their sheet links are followed
+    only when a `fetcher` is given. A registry file, when given, wins over the sheets. Any page that cannot be
+    fetched or read raises a ScrapeError subclass: no partial history is ever returned."""
+    return crawl(sources, platform=platform, config=config, fetcher=fetcher, registry_file=registry_file,
+                 follow_sheets=follow_sheets, progress=progress).history
+
+
+def rescrape(previous: CrawlResult | CombatHistory, *, fetcher: Fetcher | None = None, platform: str | None = None,
+             config: Any = None, registry_file: str | pathlib.Path | None = None, follow_sheets: bool = True,
+             progress: Progress | None = None, page_hashes: Mapping[str, str] | None = None) -> CrawlResult:
+    """Crawl a thread again; unchanged pages answer 304 (or hash the same) and are marked unchanged.
+
+    `previous` is the last CrawlResult, or only its history (then `page_hashes`, as stored from
+    `CrawlResult.page_hashes`, tells what changed; without them every page fetched with 200 counts as changed)."""
+    history = previous.history if isinstance(previous, CrawlResult) else previous
+    hashes = page_hashes if page_hashes is not None else (
+        previous.page_hashes if isinstance(previous, CrawlResult) else None)
+    # the URL the last crawl really read from (the history keeps the forum's canonical https URL)
+    url = previous.pages[0].final_url if isinstance(previous, CrawlResult) and previous.pages else history.thread.url
+    if not _URL_RE.match(url or ""):
+        raise BadSource("la cronologia precedente non viene da un URL: non si può aggiornare")
+    return crawl(url, platform=platform or history.thread.platform, config=config, fetcher=fetcher,
+                 registry_file=registry_file, follow_sheets=follow_sheets, progress=progress, previous=hashes)
+
+
+def crawl(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
+          fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
+          follow_sheets: bool = True, progress: Progress | None = None,
+          previous: Mapping[str, str] | None = None) -> CrawlResult:
+    """scrape() with the record of how every page and sheet was obtained (see CrawlResult).
+
+    `previous` maps page URLs to the sha256 of their bytes in an earlier crawl (CrawlResult.page_hashes)."""
+    items = [sources] if isinstance(sources, (str, pathlib.PurePath)) else list(sources)
+    items = [str(s) for s in items]
+    if not items:
+        raise BadSource("nessuna sorgente: serve l'URL di una discussione o dei file salvati")
+    urls = [s for s in items if _URL_RE.match(s)]
+    if urls and len(urls) != len(items):
+        raise BadSource("non si possono mescolare URL e file salvati")
+    if len(urls) > 1:
+        raise BadSource("una discussione alla volta: indica l'URL di una sola pagina della discussione")
+    extra = _load_registry_file(registry_file)
+    if not urls:
+        fetched = _read_files(items, platform, config)
+        # saved pages are read offline; their sheets are fetched only through a fetcher the caller gives
+        return _finish(fetched, platform, config, fetcher if follow_sheets else None, extra, progress, previous)
+    own = fetcher is None
+    active = fetcher or Fetcher(FetchPolicy())
+    try:
+        fetched = _crawl_url(urls[0], active, platform, config, progress)
+        return _finish(fetched, platform, config, active if follow_sheets else None, extra, progress, previous)
+    finally:
+        if own:
+            active.close()
+
+
+# --- pages ------------------------------------------------------------------------------------------
+
+@dataclass
+class _Fetched:
+    index: int
+    url: str
+    result: FetchResult | None  # None for a saved file
+    content: bytes
+    final_url: str
+    page: Any  # scraper.parse Page
+
+
+def _parse_page(data: bytes, url: str, platform: str, config: Any) -> Any:
+    from .parse import parse_page
+    return parse_page(data, url, platform=platform, config=config)
+
+
+def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress: Progress | None) -> list[_Fetched]:
+    """Fetch the given page, then every page its pagination names (and any further page a later page names)."""
+    first = fetcher.get(url)
+    page = _parse_page(first.content, first.final_url, platform, config)
+    platform = page.platform  # detection is done once; every page is read the same way
+    fetched: dict[int, _Fetched] = {page.page: _Fetched(page.page, url, first, first.content, first.final_url, page)}
+    known: dict[int, str] = {}
+    _learn(known, page, first.final_url)
+    _report(progress, fetched, known, first.final_url)
+    while True:
+        pending = sorted(i for i in known if i not in fetched)
+        if not pending:
+            last = fetched[max(fetched)].page
+            nxt = getattr(last, "next_url", None)
+            if nxt and max(fetched) + 1 not in known and not _same_page(nxt, fetched.values()):
+                known[max(fetched) + 1] = _rebase(nxt, fetched[max(fetched)].final_url)  # a page without a page list still names the next one
+                continue
+            break
+        index = pending[0]
+        if index > MAX_PAGES:
+            raise NotAThread(f"la paginazione supera {MAX_PAGES} pagine: non sembra una discussione")
+        result = fetcher.get(known[index])
+        got = _parse_page(result.content, result.final_url, platform, config)
+        if page.thread_id and got.thread_id and got.thread_id != page.thread_id:
+            raise NotAThread(f"la pagina {index} ({result.final_url}) appartiene a un'altra discussione "
+                             f"({got.thread_id} invece di {page.thread_id})")
+        if got.page != index and got.page in fetched:
+            # a forum that sends an offset past the end back to the last page: nothing new there
+            known.pop(index)
+            continue
+        fetched[index] = _Fetched(index, known[index], result, result.content, result.final_url, got)
+        _learn(known, got, result.final_url)
+        _report(progress, fetched, known, result.final_url)
+    missing = [i for i in range(1, max(fetched) + 1) if i not in fetched]
+    if missing:
+        raise FetchFailed(f"pagine della discussione non raggiungibili: {', '.join(map(str, missing))}", url=url)
+    return [fetched[i] for i in sorted(fetched)]
+
+
+def _learn(known: dict[int, str], page: Any, fetched_from: str) -> None:
+    for i, u in enumerate(getattr(page, "page_urls", ()) or (), start=1):
+        known.setdefault(i, _rebase(urljoin(fetched_from, u), fetched_from))
+    count = getattr(page, "page_count", None)
+    if count is not None and count < len(known):
+        # the newest page list is the truth (a page can disappear when posts are deleted)
+        for i in [i for i in known if i > max(count, page.page)]:
+            known.pop(i)
+
+
+def _rebase(url: str, fetched_from: str) -> str:
+    """Adapters name pages by canonical `https://<host>/…` URLs; fetch them from the origin (scheme, port) the
+    thread is actually being read from when the host is the same."""
+    a, b = urlsplit(url), urlsplit(fetched_from)
+    if a.hostname and a.hostname == b.hostname and (a.scheme, a.netloc) != (b.scheme, b.netloc):
+        return urlunsplit((b.scheme, b.netloc, a.path, a.query, a.fragment))
+    return url
+
+
+def _same_page(url: str, fetched: Any) -> bool:
+    key = _strip(url)
+    return any(_strip(f.url) == key or _strip(f.final_url) == key for f in fetched)
+
+
+def _report(progress: Progress | None, fetched: Mapping[int, _Fetched], known: Mapping[int, str], url: str) -> None:
+    if progress is not None:
+        progress(len(fetched), max(len(fetched), len(set(known) | set(fetched))), url)
+
+
+def _read_files(paths: Sequence[str], platform: str, config: Any) -> list[_Fetched]:
+    out: list[_Fetched] = []
+    for position, raw in enumerate(paths):
+        path = pathlib.Path(raw)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise BadSource(f"file non trovato: {raw}") from None
+        except OSError as exc:
+            raise BadSource(f"impossibile leggere {raw}: {exc.strerror or exc}") from None
+        # the page's own URL, when the saved file says it, tells the page number and the forum host
+        url = saved_page_url(data) or path.resolve().as_uri()
+        page = _parse_page(data, url, platform, config)
+        platform = page.platform if platform == "auto" else platform
+        out.append(_Fetched(page.page, url, None, data, url, page))
+    indexes = [f.index for f in out]
+    if len(set(indexes)) == len(indexes):
+        out.sort(key=lambda f: f.index)  # saved pages may come in any order (page10 before page2)
+        return out
+    contents: dict[bytes, str] = {}
+    for f, raw in zip(out, paths):
+        if f.content in contents:
+            raise BadSource(f"due file sono la stessa pagina della discussione: {contents[f.content]}, {raw}")
+        contents[f.content] = raw
+    # the pages do not say which they are: the order given is the thread's order
+    for position, f in enumerate(out, start=1):
+        f.index = position
+    return out
+
+
+_SAVED_FROM = re.compile(rb"<!--\s*saved from url=\(\d+\)\s*(https?://[^\s>]+?)\s*-->", re.I)
+_LINK_TAG = re.compile(rb"<(?:link|meta)\b[^>]*>", re.I)
+_ATTR = re.compile(rb"""([a-z:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+
+
+def saved_page_url(data: bytes) -> str | None:
+    """The URL a saved page came from: the browser's `saved from url` note, `<link rel=canonical>`, `og:url`."""
+    head = data[:65536]
+    m = _SAVED_FROM.search(head)
+    if m:
+        return m.group(1).decode("ascii", "replace")
+    for tag in _LINK_TAG.findall(head):
+        attrs = {k.lower(): (a or b or c) for k, a, b, c in _ATTR.findall(tag)}
+        rel = attrs.get(b"rel", b"").lower().split()
+        value = attrs.get(b"href") if b"canonical" in rel else (
+            attrs.get(b"content") if attrs.get(b"property", b"").lower() == b"og:url" else None)
+        if value and re.match(rb"https?://", value):
+            return html.unescape(value.decode("utf-8", "replace"))
+    return None
+
+
+# --- history, sheets, registry --------------------------------------------------------------------------
+
+def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetcher | None, extra: Registry | None,
+            progress: Progress | None, previous: Mapping[str, str] | None) -> CrawlResult:
+    from .parse import parse_pages
+
+    platform = fetched[0].page.platform
+    fetched_at = _now_iso() if any(f.result is not None for f in fetched) else None
+    registry: Registry | None = None
+    sheets: tuple[SheetRecord, ...] = ()
+    if fetcher is not None:
+        registry, sheets = _follow_sheets(fetched, fetcher, progress)
+    if extra is not None:
+        registry = (registry or Registry()).merged(extra)  # the master's file wins over scraped sheets
+    # one final parse with the registry, so posts get the characters of the sheets they link
+    history = parse_pages([(_bytes_for_parser(f), f.final_url) for f in fetched], platform=platform, config=config,
+                          fetched_at=fetched_at, registry=registry)
+    records = tuple(_page_record(f, previous) for f in fetched)
+    return CrawlResult(history=history, pages=records, sheets=sheets)
+
+
+def _bytes_for_parser(f: _Fetched) -> bytes:
+    """The page bytes, re-encoded as BOM + UTF-8 only when the HTTP charset says other than the page would:
+    the transport's charset wins over a <meta> (WHATWG), and parse_pages takes bytes without headers."""
+    if f.result is None:
+        return f.content
+    ctype = f.result.headers.get("Content-Type") or ""
+    header = _charset_from_content_type(ctype)
+    if not header or "json" in ctype.lower():
+        return f.content
+    from .parse import decode_html
+
+    text, enc, _ = decode_html(f.content, charset=header)
+    _, own, _ = decode_html(f.content)
+    if enc == own:
+        return f.content
+    return codecs.BOM_UTF8 + (text if text is not None else f.content.decode("utf-8")).encode("utf-8")
+
+
+def _page_record(f: _Fetched, previous: Mapping[str, str] | None) -> PageRecord:
+    sha = f.result.sha256 if f.result is not None else hashlib.sha256(f.content).hexdigest()
+    not_modified = bool(f.result and f.result.not_modified)
+    if previous is not None:
+        changed = (previous.get(f.final_url) or previous.get(f.url)) != sha
+    else:
+        changed = not not_modified
+    return PageRecord(index=f.index, url=f.url, final_url=f.final_url, status=f.result.status if f.result else 200,
+                      not_modified=not_modified, from_cache=bool(f.result and f.result.from_cache), sha256=sha,
+                      changed=changed)
+
+
+def _follow_sheets(fetched: list[_Fetched], fetcher: Fetcher,
+                   progress: Progress | None) -> tuple[Registry, tuple[SheetRecord, ...]]:
+    """Each distinct sheet link on the thread's host, once. A sheet that is gone or unreadable is recorded, not
+    fatal (the engine then says which numbers it lacks); one that fails for a transient reason raises like a
+    page does."""
+    from .sheets import parse_sheet
+
+    thread_host = (urlsplit(fetched[0].final_url).hostname or "").lower()
+    links: dict[str, str] = {}  # absolute URL without fragment → the link as the first post wrote it
+    for f in fetched:
+        for post in f.page.posts:
+            link = post.schema.sheet_url if post.schema else None
+            if link:
+                links.setdefault(_strip(urljoin(f.final_url, link)), link)
+    registry = Registry()
+    records: list[SheetRecord] = []
+    for n, (url, written) in enumerate(links.items(), start=1):
+        parts = urlsplit(url)
+        if (parts.hostname or "").lower() != thread_host or parts.scheme not in ("http", "https"):
+            records.append(SheetRecord(url, "other_host", message="scheda su un altro host: non seguita"))
+            continue
+        try:
+            result = fetcher.get(url)
+        except FetchFailed as exc:
+            if exc.status in (404, 410):
+                records.append(SheetRecord(url, "missing", message=exc.message))
+                continue
+            raise
+        except BlockedByRobots as exc:
+            records.append(SheetRecord(url, "blocked", message=exc.message))
+            continue
+        except HostNotAllowed as exc:
+            records.append(SheetRecord(url, "refused", message=exc.message))
+            continue
+        if progress is not None:
+            progress(n, len(links), url)
+        try:
+            # named by the link as the posts write it, so the parser matches posts to the sheet's character
+            sheet = parse_sheet(result.content, written if _URL_RE.match(written) else url)
+        except ParseError as exc:
+            records.append(SheetRecord(url, "unreadable", sha256=result.sha256, message=exc.message))
+            continue
+        registry = registry.merged(sheet)
+        records.append(SheetRecord(url, "ok", tuple(sheet.characters), result.sha256, result.not_modified))
+    return registry, tuple(records)
+
+
+def _load_registry_file(path: str | pathlib.Path | None) -> Registry | None:
+    if path is None:
+        return None
+    from .registry_file import load_registry
+
+    p = pathlib.Path(path)
+    if not p.is_file():
+        raise BadSource(f"file del registro non trovato: {path}")
+    return load_registry(p)
+
+
+def _strip(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+__all__ = ["BadSource", "CrawlResult", "PageRecord", "SheetRecord", "crawl", "rescrape", "scrape", "saved_page_url",
+           "MAX_PAGES"]

@@ -1,0 +1,551 @@
+"""Dice expressions, dice-tag labels (`guida` form) and text recognition of rolls in a post."""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal
+
+from engine.history import DiceLabel, Modifier, Roll
+
+from scraper.errors import DiceExpressionError
+
+# Resource limits of an expression: a forum roller never shows more, and they keep every check cheap.
+MAX_COUNT = 100
+MAX_SIDES = 1000
+MAX_CONSTANT = 10000
+# Labels longer than this are kept raw but only their head is parsed (a label is one line of a dice tag).
+MAX_LABEL_PARSE = 2000
+
+_SOURCES = ("forum_roller", "forumotion_gm", "phpbb_dice", "typed_text")
+
+# Dashes and minus signs players paste from word processors, all read as "-"; odd spaces as " ".
+_UNIFY = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2012": "-", "\ufe63": "-", "\uff0d": "-",
+          "\uff0b": "+", "\u00d7": "x", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u200b": ""}
+_UNIFY_RE = re.compile("[" + "".join(_UNIFY) + "]")
+
+
+def unify_signs(text: str) -> str:
+    """`text` with unicode minus/dashes as "-", "×" as "x", odd spaces as " " (same length unless U+200B)."""
+    if text.isascii() or not any(c in text for c in _UNIFY):
+        return text  # the common case costs a few C-level scans
+    return _UNIFY_RE.sub(lambda m: _UNIFY[m.group(0)], text)
+
+
+# --- expressions ---------------------------------------------------------------------------------
+
+_EXPR_FULL = re.compile(r"\s*(\d{0,6})\s*[dD]\s*(\d{1,7})((?:\s*[+-]\s*\d{1,9})*)\s*")
+_CONST_TERM = re.compile(r"([+-])\s*(\d{1,9})")
+
+
+def parse_expression(expr: str) -> tuple[int, int, int]:
+    """`"1d12+6"` → `(1, 12, 6)`; `"d20"` → `(1, 20, 0)`; `"2d6-1"` → `(2, 6, -1)`.
+
+    Several constants are summed (`1d12+6-1` → constant 5). Raises `DiceExpressionError` on anything else
+    or beyond the limits (count ≤ 100, sides ≤ 1000, |constant| ≤ 10000).
+    """
+    if not isinstance(expr, str):
+        raise DiceExpressionError(f"espressione del dado non valida: {expr!r}")
+    text = unify_signs(expr)
+    if len(text) > 200:
+        raise DiceExpressionError("espressione del dado troppo lunga")
+    m = _EXPR_FULL.fullmatch(text)
+    if not m:
+        raise DiceExpressionError(f"espressione del dado non valida: {expr!r}")
+    count = int(m.group(1)) if m.group(1) else 1
+    sides = int(m.group(2))
+    constant = 0
+    for sign, num in _CONST_TERM.findall(m.group(3)):
+        constant += int(num) if sign == "+" else -int(num)
+    if not 1 <= count <= MAX_COUNT:
+        raise DiceExpressionError(f"numero di dadi fuori dai limiti (1–{MAX_COUNT}): {count}")
+    if not 1 <= sides <= MAX_SIDES:
+        raise DiceExpressionError(f"numero di facce fuori dai limiti (1–{MAX_SIDES}): {sides}")
+    if abs(constant) > MAX_CONSTANT:
+        raise DiceExpressionError(f"costante fuori dai limiti (±{MAX_CONSTANT}): {constant}")
+    return count, sides, constant
+
+
+def normalise_expression(count: int, sides: int, constant: int = 0) -> str:
+    """`(1, 12, 6)` → `"1d12+6"`, `(2, 6, -1)` → `"2d6-1"`, `(1, 20, 0)` → `"1d20"`."""
+    text = f"{count}d{sides}"
+    if constant > 0:
+        text += f"+{constant}"
+    elif constant < 0:
+        text += f"-{-constant}"
+    return text
+
+
+# --- labels --------------------------------------------------------------------------------------
+
+# Only formatting BBCode is stripped: plain [..] brackets carry technique and modifier names.
+_BBCODE = re.compile(
+    r"\[/?(?:b|i|u|s|em|strong|color|colour|size|font|url|center|left|right|justify|sup|sub|align|"
+    r"highlight|bgcolor|glow|shadow|quote|code|spoiler|dice|img|hr|br|span|div|p)(?:=[^\[\]]{0,200})?\]",
+    re.IGNORECASE,
+)
+_HTML_TAG = re.compile(r"<[^<>]{0,500}>")
+# Script/style bodies are code, not label text. Bounded so a missing end tag cannot make it quadratic.
+_SCRIPT = re.compile(r"<(script|style)\b[^<>]{0,500}>[^<]{0,5000}(?:<(?!/\1)[^<]{0,5000}){0,20}</\1\s*>",
+                     re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+_VS = re.compile(r"\s+(?:vs\.?|v\.|versus|contro)\s+|\s*(?:->|→|=>)\s*", re.IGNORECASE)
+_TARGET_SPLIT = re.compile(r"\s*(?:,|;|&|\+|/)\s*|\s+(?:e|ed|and)\s+", re.IGNORECASE)
+_PAREN_GROUP = re.compile(r"\(([^()]*)\)")
+_BRACKET_GROUP = re.compile(r"\[([^\[\]]*)\]")
+_HAS_SIGNED_NUMBER = re.compile(r"[+-]\s*\d")
+# One modifier: `+2 [Raggio Corto]`, `+2 Raggio Corto`, `[Destrezza +6]`, `2 [Bonus]` (sign optional only
+# when the label is bracketed). A bare label ends at the next bracket/comma/paren or signed number.
+_MODIFIER = re.compile(
+    r"(?P<s1>[+-])\s*(?P<n1>\d{1,6})\s*(?:\[(?P<l1>[^\[\]]*)\]|(?P<b1>(?:(?![+-]\s*\d)[^\[\],;:()])*))"
+    r"|\[(?P<l2>[^\[\]\d+-][^\[\]]*?)\s*(?P<s2>[+-])\s*(?P<n2>\d{1,6})\s*\]"
+    r"|(?<![\w\]])(?P<n3>\d{1,6})\s*\[(?P<l3>[^\[\]]*)\]"
+)
+_MOD_SEPARATORS = re.compile(r"[\s,;:()]+")
+
+
+def clean_markup(text: str) -> str:
+    """Text with HTML tags, formatting BBCode and entities removed, dashes unified, spaces collapsed."""
+    if "<" in text:
+        if "<s" in text.lower():
+            text = _SCRIPT.sub(" ", text)
+        text = _HTML_TAG.sub(" ", text)
+    if "[" in text:
+        text = _BBCODE.sub("", text)
+    if "&" in text:
+        text = html.unescape(text)
+    return _SPACES.sub(" ", unify_signs(text)).strip()
+
+
+def _balanced(text: str) -> bool:
+    depth_sq = depth_par = 0
+    for ch in text:
+        if ch == "[":
+            depth_sq += 1
+        elif ch == "]":
+            depth_sq -= 1
+            if depth_sq < 0:
+                return False
+        elif ch == "(":
+            depth_par += 1
+        elif ch == ")":
+            depth_par -= 1
+            if depth_par < 0:
+                return False
+    return depth_sq == 0 and depth_par == 0
+
+
+def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
+    """Signed labelled terms in `text`, and whether something other than separators was left over."""
+    mods: list[Modifier] = []
+    leftover = False
+    pos = 0
+    for m in _MODIFIER.finditer(text):
+        if _MOD_SEPARATORS.sub("", text[pos:m.start()]):
+            leftover = True
+        pos = m.end()
+        if m.group("n1") is not None:
+            amount = int(m.group("n1")) * (-1 if m.group("s1") == "-" else 1)
+            label = m.group("l1") if m.group("l1") is not None else m.group("b1")
+        elif m.group("n2") is not None:
+            amount = int(m.group("n2")) * (-1 if m.group("s2") == "-" else 1)
+            label = m.group("l2")
+        else:
+            amount = int(m.group("n3"))
+            label = m.group("l3")
+        mods.append(Modifier(amount=amount, label=(label or "").strip(" :.-")))
+    if _MOD_SEPARATORS.sub("", text[pos:]):
+        leftover = True
+    return tuple(mods), leftover
+
+
+def _split_names(text: str) -> tuple[str, ...]:
+    return tuple(n for n in (p.strip(" .:-") for p in _TARGET_SPLIT.split(text)) if n)
+
+
+def parse_label(raw: str) -> DiceLabel:
+    """Parse a dice label in the `guida` form; never raises.
+
+    `Attacco [Artigli Affilati, Sonìdo] (Hollow vs Quincy): (+2 [Raggio Corto], +2 [Bonus Arma] ...)`.
+    Partial parses keep what was read and name the first problem in `error`: "empty", "no_action",
+    "no_actor", "no_target", "unbalanced_brackets", "unparsed_modifiers".
+    """
+    if not isinstance(raw, str):
+        raw = "" if raw is None else str(raw)
+    text = clean_markup(raw[:MAX_LABEL_PARSE])
+    if not text:
+        return DiceLabel(raw=raw, error="empty")
+    errors: list[str] = []
+    if not _balanced(text):
+        errors.append("unbalanced_brackets")
+
+    # The actor group is the first (...) naming "A vs B"; failing that, the first (...) with no numbers.
+    actor_m = None
+    fallback = None
+    for g in _PAREN_GROUP.finditer(text):
+        inner = g.group(1)
+        if _VS.search(inner):
+            actor_m = g
+            break
+        if fallback is None and inner.strip() and not _HAS_SIGNED_NUMBER.search(inner) and "[" not in inner:
+            fallback = g
+    actor: str | None = None
+    targets: tuple[str, ...] = ()
+    if actor_m is None and fallback is None:
+        # No parentheses: "Attacco [X] Hollow vs Quincy: +2 [..]" — read "A vs B" up to the colon.
+        head_end = text.find(":")
+        head_text = text if head_end < 0 else text[:head_end]
+        vs = _VS.search(head_text)
+        if vs:
+            before = head_text[:vs.start()]
+            cut = max(before.rfind("]"), -1)
+            actor = before[cut + 1:].strip(" :.-") or None
+            targets = _split_names(head_text[vs.end():])
+            head = before[:cut + 1] if cut >= 0 else ""
+            tail = text[head_end + 1:] if head_end >= 0 else ""
+            if head == "" and actor and " " in actor:
+                # "Attacco Hollow vs Quincy": the last word is the actor, the rest the action.
+                head, actor = actor.rsplit(" ", 1)
+        else:
+            first_sign = _HAS_SIGNED_NUMBER.search(text)
+            head = text[:head_end] if head_end >= 0 else (text[:first_sign.start()] if first_sign else text)
+            tail = text[len(head):]
+            errors.append("no_actor")
+    else:
+        g = actor_m or fallback
+        inner = g.group(1)
+        vs = _VS.search(inner)
+        if vs:
+            actor = inner[:vs.start()].strip(" :.-") or None
+            targets = _split_names(inner[vs.end():])
+        else:
+            actor = inner.strip(" :.-") or None
+        head = text[:g.start()]
+        tail = text[g.end():]
+        if actor is None:
+            errors.append("no_actor")
+        elif vs and not targets:
+            errors.append("no_target")
+
+    # Head: "Azione [Tecnica, Tecnica]" — techniques are the bracketed groups, the action the text before.
+    techniques: list[str] = []
+    first_br = head.find("[")
+    action_text = head if first_br < 0 else head[:first_br]
+    tech_groups = [b.group(1) for b in _BRACKET_GROUP.finditer(head)]
+    if not tech_groups and first_br >= 0:
+        tech_groups = [head[first_br + 1:]]  # "Parata [Spada (A vs B)": the bracket never closes
+    for group in tech_groups:
+        techniques.extend(t for t in (p.strip(" .:-[]") for p in re.split(r"[,;]|\s\+\s", group)) if t)
+    action = action_text.strip(" :.-,") or None
+    if action is None:
+        errors.append("no_action")
+
+    modifiers, leftover = parse_modifiers(tail)
+    if leftover:
+        errors.append("unparsed_modifiers")
+    return DiceLabel(raw=raw, action=action, techniques=tuple(techniques), actor=actor, targets=targets,
+                     modifiers=modifiers, error=errors[0] if errors else None)
+
+
+# --- rolls ---------------------------------------------------------------------------------------
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        s = unify_signs(value.strip())
+        if re.fullmatch(r"[+-]?\d{1,12}", s):
+            return int(s)
+    return None
+
+
+def make_roll(*, expression: str, faces: Iterable[Any] | None, total: Any, label: str, source: str) -> Roll:
+    """Build a `Roll`, parse its label and check it against its expression; never raises.
+
+    Problems: "typed_by_hand" (source "typed_text"), "unparsable_expression", "faces_out_of_range",
+    "face_count_mismatch", "total_mismatch" (sum(faces) + constant != total), "total_out_of_range" (no faces
+    shown and the total cannot come from the expression), "unreadable_faces", "unreadable_total",
+    "unknown_source" (source recorded as "typed_text"). Authentic = no problems.
+    """
+    problems: list[str] = []
+    if source not in _SOURCES:
+        problems.append("unknown_source")
+        source = "typed_text"
+    if source == "typed_text":
+        problems.append("typed_by_hand")
+    expr_text = expression if isinstance(expression, str) else ("" if expression is None else str(expression))
+    try:
+        count, sides, constant = parse_expression(expr_text)
+        norm = normalise_expression(count, sides, constant)
+    except DiceExpressionError:
+        count = sides = constant = 0
+        norm = clean_markup(expr_text[:200])
+        problems.append("unparsable_expression")
+
+    face_tuple: tuple[int, ...] | None = None
+    if faces is not None:
+        try:
+            converted = [_int_or_none(f) for f in list(faces)[: MAX_COUNT * 10 + 1]]
+        except TypeError:
+            converted = [None]
+        if any(f is None for f in converted):
+            problems.append("unreadable_faces")
+        else:
+            face_tuple = tuple(converted)  # type: ignore[arg-type]
+    total_value = _int_or_none(total)
+    if total is not None and total_value is None:
+        problems.append("unreadable_total")
+
+    if sides:
+        if face_tuple is not None:
+            if any(not 1 <= f <= sides for f in face_tuple):
+                problems.append("faces_out_of_range")
+            if len(face_tuple) != count:
+                problems.append("face_count_mismatch")
+            if total_value is not None and sum(face_tuple) + constant != total_value:
+                problems.append("total_mismatch")
+        elif total_value is not None and not count + constant <= total_value <= count * sides + constant:
+            problems.append("total_out_of_range")
+
+    label_text = label if isinstance(label, str) else ("" if label is None else str(label))
+    tag = parse_label(label_text) if label_text.strip() else None
+    return Roll(expression=norm, count=count, sides=sides, constant=constant, faces=face_tuple,
+                total=total_value, label=label_text, tag=tag, source=source,  # type: ignore[arg-type]
+                authentic=not problems, problems=tuple(problems))
+
+
+# --- text recognition ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TextRoll:
+    """A roll recognised in a post's text, with the span [start, end) it covers."""
+
+    start: int
+    end: int
+    expression: str  # normalised when it parses, else as written
+    faces: tuple[int, ...] | None
+    total: int | None
+    label: str
+    kind: Literal["rendered", "typed"]
+
+
+_QUICK = re.compile(r"[dD]\s?\d")
+_DICE_OPEN = re.compile(r"\[dice\s*=\s*([^\[\]\n]{1,60})\]", re.IGNORECASE)
+_DICE_CLOSE = re.compile(r"\[/dice\]", re.IGNORECASE)
+_MAX_TAG_LABEL = 4000
+_EXPR = re.compile(r"(?<![\w.])(\d{0,3})\s?[dD]\s?(\d{1,4})(?![\w])((?:\s*[+-]\s*\d{1,5}(?![\w.]))*)")
+# "Risultato: 7 (1d12) +6 = 13" — faces written before the expression in parentheses.
+_FACES_BEFORE = re.compile(r"(\d{1,4}(?:\s{0,3}[,+]\s{0,3}\d{1,4}){0,20})\s{0,3}\(\s{0,3}$")
+_AFTER_PAREN = re.compile(r"\s{0,3}\)((?:\s{0,3}[+-]\s{0,3}\d{1,5}){0,5})\s{0,3}(?:=>|=|→)\s{0,3}(-?\d{1,6})")
+_NUM = re.compile(r"-?\d{1,6}")
+_ARROW = re.compile(r"=>|->|→|⇒|=|:")
+_KEYWORD = re.compile(r"\b(?:risultat[oi]|totale|tiro|esito|lancio|lanci|dadi|dado|facce|results?|total)\b\s*:?",
+                      re.IGNORECASE)
+_LABEL_PREFIX = re.compile(r"^\s*(?:lancio(?: dadi| del dado| dado)?|dado|dadi|tiro|roll|risultat[oi])\s*[:\-]?\s*",
+                           re.IGNORECASE)
+_WINDOW = 240
+
+
+def _label_before(text: str, start: int) -> str:
+    line_start = text.rfind("\n", max(0, start - 500), start) + 1
+    before = text[max(line_start, start - 500):start]
+    before = _LABEL_PREFIX.sub("", before)
+    return before.strip(" \t:=->(").strip()
+
+
+def _expr_of(n: str, s: str, const: str) -> tuple[str, int, int]:
+    """Normalised expression (or as written when beyond the limits), count and constant."""
+    written = f"{n}d{s}{const}"
+    try:
+        count, sides, constant = parse_expression(written)
+        return normalise_expression(count, sides, constant), count, constant
+    except DiceExpressionError:
+        return _SPACES.sub("", written), int(n) if n else 1, 0
+
+
+def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, ...] | None, int | None, bool, int]:
+    """Faces, total, whether a rendered form was seen, and how many chars of `segment` were read."""
+    seg = segment.lstrip(" \t")
+    skipped = len(segment) - len(seg)
+    bracket = re.match(r"[:=>→\s]{0,6}\[\s*(\d{1,4}(?:\s*[,+;\s]\s*\d{1,4}){0,99})\s*\]", seg)
+    if bracket:
+        faces = tuple(int(x) for x in _NUM.findall(bracket.group(1)))
+        tot = re.match(r"(?:\s*[+-]\s*\d{1,5}){0,5}\s*(?:=>|=|→)\s*(-?\d{1,6})", seg[bracket.end():])
+        if tot:
+            return faces, int(tot.group(1)), True, skipped + bracket.end() + tot.end()
+        return faces, None, True, skipped + bracket.end()
+    # Segments separated by arrows / "=": "=> 7 => 13", "= 7 + 6 = 13", ": 7 + 6 = 13".
+    if not seg or (seg[0] not in "=:-→⇒" and not _KEYWORD.match(seg)):
+        return None, None, False, 0
+    keyworded = bool(_KEYWORD.search(seg))
+    work = _KEYWORD.sub(lambda k: " " * len(k.group(0)), seg)
+    run: list[list[str]] = []
+    read = 0
+    pos = 0
+    for sep in list(_ARROW.finditer(work)) + [None]:
+        part_end = sep.start() if sep else len(work)
+        part = work[pos:part_end]
+        if part.strip():
+            nums = _NUM.findall(part)
+            if not nums or re.search(r"[^\d\s+,\-()\[\]]", part):
+                lead = re.match(r"\s*(-?\d{1,6})", part)
+                if lead and (run or sep is None or True):
+                    run.append([lead.group(1)])
+                    read = pos + lead.end()
+                break
+            run.append(nums)
+            read = part_end
+        if sep is None:
+            break
+        pos = sep.end()
+    if not run:
+        return None, None, False, 0
+    total = int(run[-1][-1])
+    if len(run) == 1:
+        if len(run[0]) == 1:
+            return None, total, keyworded, skipped + read  # "1d12+6 = 13": only a total
+        faces_nums = run[0][:-1]
+    else:
+        faces_nums = [n for part in run[:-1] for n in part]
+    faces = [int(x) for x in faces_nums]
+    # "7 + 6": the constant written after the faces is not a face.
+    if constant and len(faces) == count + 1 and abs(faces[-1]) == abs(constant):
+        faces = faces[:-1]
+    faces = [abs(f) for f in faces]
+    return (tuple(faces) if faces else None), total, True, skipped + read
+
+
+def _dice_tags(text: str) -> list[tuple[int, int, str, str]]:
+    """`[dice=EXPR]label[/dice]` spans, paired open→next close (linear: both lists walked once)."""
+    closes = [c.start() for c in _DICE_CLOSE.finditer(text)]
+    tags: list[tuple[int, int, str, str]] = []
+    ci = 0
+    last_end = 0
+    for o in _DICE_OPEN.finditer(text):
+        if o.start() < last_end:
+            continue
+        while ci < len(closes) and closes[ci] < o.end():
+            ci += 1
+        if ci == len(closes):
+            break
+        close = closes[ci]
+        if close - o.end() > _MAX_TAG_LABEL:
+            continue
+        tags.append((o.start(), close + len("[/dice]"), o.group(1).strip(), text[o.end():close]))
+        last_end = close + len("[/dice]")
+    return tags
+
+
+# A rendered or typed result is introduced by one of these; lines without them (and not followed by a line
+# with them) hold no roll, so the expression scan skips them: prose costs a few substring checks.
+_ANCHORS = ("=", "[", "isultat", "ISULTAT", "otale", "OTALE", "→", "⇒", "->")
+
+
+def _has_anchor(line: str) -> bool:
+    for a in _ANCHORS:
+        if a in line:
+            return True
+    return False
+
+
+_DSTART = re.compile(r"[dD]\s?\d")
+_TWO_LINE = ("isultat", "ISULTAT", "otale", "OTALE")
+
+
+def _candidate_exprs(text: str) -> Iterable[re.Match[str]]:
+    """`_EXPR` matches on lines that have a result anchor, or whose next line opens with a result keyword."""
+    lines = text.split("\n")
+    n = len(lines)
+    offset = 0
+    for i, line in enumerate(lines):
+        if len(line) > 3 and (_has_anchor(line) or (i + 1 < n and any(k in lines[i + 1][:40] for k in _TWO_LINE))):
+            end = offset + len(line)
+            # Scan for "d<digit>" (a fast charset scan), then read the whole expression from its count.
+            for d in _DSTART.finditer(text, offset, end):
+                p = d.start()
+                i0 = p - 1 if p - 1 >= offset and text[p - 1] == " " else p
+                j = i0
+                while j > offset and i0 - j < 3 and text[j - 1].isdigit():
+                    j -= 1
+                m = _EXPR.match(text, j if j < i0 else p, end) or (_EXPR.match(text, p, end) if j < i0 else None)
+                if m:
+                    yield m
+        offset += len(line) + 1
+
+
+def find_text_rolls(text: str) -> list[TextRoll]:
+    """Rolls written in a post's text, in order. Never raises; linear in the text length.
+
+    kind "typed": an unrendered `[dice=1d12+6]label[/dice]` tag, or a bare `1d12+6 = 13` with no faces.
+    kind "rendered": `1d12+6 => 7 => 13`, `1d12+6 = 7 + 6 = 13`, `1d24+6: [17] + 6 = 23`,
+    `Risultato: 7 (1d12) +6 = 13`, `Dado: 1d12+6` followed by `Risultato: 7 + 6 = 13` on the same or the
+    next line (docs/history-format.md). The label is the text before the expression on its line;
+    an expression with no result after it is not a roll and is skipped.
+    """
+    if not isinstance(text, str) or not _has_anchor(text):
+        return []
+    # Zero-width spaces are dropped, so offsets would shift: keep them as spaces for the spans.
+    text = unify_signs(text.replace("\u200b", " ")) if not text.isascii() else text
+    found: list[TextRoll] = []
+    for start, end, expr_raw, label in _dice_tags(text):
+        try:
+            expr = normalise_expression(*parse_expression(expr_raw))
+        except DiceExpressionError:
+            expr = expr_raw
+        found.append(TextRoll(start, end, expr, None, None, clean_markup(label), "typed"))
+    tag_i = 0
+    last_end = 0
+    for m in _candidate_exprs(text):
+        if m.start() < last_end:
+            continue
+        while tag_i < len(found) and found[tag_i].end <= m.start():
+            tag_i += 1
+        if tag_i < len(found) and found[tag_i].start <= m.start():
+            continue  # inside a [dice] tag
+        expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
+        # Faces-first form: "7 (1d12) +6 = 13".
+        fb = _FACES_BEFORE.search(text, max(0, m.start() - 120), m.start()) if m.start() and "(" in text[max(0, m.start() - 4):m.start()] else None
+        if fb:
+            after = _AFTER_PAREN.match(text, m.end())
+            if after:
+                expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3) + after.group(1))
+                faces = tuple(int(x) for x in _NUM.findall(fb.group(1)))
+                found.append(TextRoll(fb.start(), after.end(), expr, faces, int(after.group(2)),
+                                      _label_before(text, fb.start()), "rendered"))
+                last_end = after.end()
+                continue
+        # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
+        end_window = min(len(text), m.end() + _WINDOW)
+        window = text[m.end():end_window]
+        first_nl = window.find("\n")
+        line = window if first_nl < 0 else window[:first_nl]
+        faces, total, rendered, used = _read_results(line, count, constant)
+        consumed = used
+        if total is None and first_nl >= 0:
+            rest = window[first_nl + 1:]
+            nl2 = rest.find("\n")
+            nxt_line = rest if nl2 < 0 else rest[:nl2]
+            stripped = nxt_line.lstrip()
+            if _KEYWORD.match(stripped) and not _QUICK.search(stripped):
+                faces2, total, rendered, used = _read_results(stripped, count, constant)
+                if faces is None:
+                    faces = faces2
+                consumed = first_nl + 1 + (len(nxt_line) - len(stripped)) + used
+        if total is None:
+            continue
+        end = m.end() + consumed
+        found.append(TextRoll(m.start(), end, expr, faces, total, _label_before(text, m.start()),
+                              "rendered" if rendered or faces is not None else "typed"))
+        last_end = end
+    found.sort(key=lambda r: r.start)
+    return found
+
+
+__all__ = [
+    "MAX_COUNT", "MAX_SIDES", "MAX_CONSTANT", "parse_expression", "normalise_expression", "parse_label",
+    "parse_modifiers", "clean_markup", "make_roll", "TextRoll", "find_text_rolls",
+]

@@ -1,0 +1,98 @@
+"""Named errors of the scraper: one root (`ScrapeError`) with a precise subclass per failure."""
+from __future__ import annotations
+
+
+class ScrapeError(Exception):
+    """Root of every scraper error. `.code` is a stable machine name, `str(err)` an Italian message."""
+
+    code: str = "scrape_error"
+    default_message: str = "errore durante la lettura del forum"
+
+    def __init__(self, message: str | None = None) -> None:
+        self.message = message or self.default_message
+        super().__init__(self.message)
+
+
+class HostNotAllowed(ScrapeError):
+    code = "host_not_allowed"
+    default_message = "host non consentito"
+
+
+class NotAThread(ScrapeError):
+    code = "not_a_thread"
+    default_message = "la pagina non è una discussione del forum"
+
+
+class UnsupportedPlatform(ScrapeError):
+    code = "unsupported_platform"
+    default_message = "piattaforma del forum non supportata"
+
+
+class PageTooLarge(ScrapeError):
+    code = "page_too_large"
+    default_message = "pagina troppo grande"
+
+
+class FetchFailed(ScrapeError):
+    """A fetch that failed for good (after retries); `.status` is the last HTTP status, if any."""
+
+    code = "fetch_failed"
+    default_message = "download della pagina non riuscito"
+
+    def __init__(self, message: str | None = None, status: int | None = None, url: str | None = None) -> None:
+        self.status = status
+        self.url = url
+        super().__init__(message)
+
+
+class FetchTimeout(FetchFailed):
+    code = "fetch_timeout"
+    default_message = "tempo scaduto durante il download della pagina"
+
+
+class BlockedByRobots(ScrapeError):
+    code = "blocked_by_robots"
+    default_message = "pagina esclusa da robots.txt"
+
+
+class ParseError(ScrapeError):
+    """Text that could not be read as the structure it should be."""
+
+    code = "parse_error"
+    default_message = "testo non interpretabile"
+
+
+class DiceExpressionError(ParseError):
+    code = "dice_expression"
+    default_message = "espressione del dado non valida"
+
+
+class SchemaError(ParseError):
+    code = "schema"
+    default_message = "schema del post non valido"
+
+
+class RegistryFileError(ParseError):
+    """A bad registry file; `.line` / `.column` locate the problem when known (1-based)."""
+
+    code = "registry_file"
+    default_message = "file del registro non valido"
+
+    def __init__(self, message: str | None = None, *, line: int | None = None, column: int | None = None,
+                 path: str | None = None) -> None:
+        self.line = line
+        self.column = column
+        self.path = path
+        where = []
+        if path:
+            where.append(path)
+        if line is not None:
+            where.append(f"riga {line}" + (f", colonna {column}" if column is not None else ""))
+        text = message or self.default_message
+        super().__init__(f"{text} ({'; '.join(where)})" if where else text)
+
+
+__all__ = [
+    "ScrapeError", "HostNotAllowed", "NotAThread", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
+    "FetchTimeout", "BlockedByRobots", "ParseError", "DiceExpressionError", "SchemaError", "RegistryFileError",
+]

@@ -1,0 +1,744 @@
+"""The polite HTTP layer: one requests session under a FetchPolicy (allowlist, private-address refusal,
+robots.txt, rate limit, retries, conditional GET through an on-disk cache, size cap, charset detection)."""
+from __future__ import annotations
+
+import codecs
+import email.utils
+import hashlib
+import ipaddress
+import json
+import os
+import pathlib
+import re
+import socket
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Mapping
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import requests
+import urllib3
+from protego import Protego
+from requests.adapters import HTTPAdapter
+from requests.structures import CaseInsensitiveDict
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from .errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
+
+# The forum hosts a default policy lets through; phpBB boards live anywhere, so they are added per use.
+DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
+    "forumfree.it", "*.forumfree.it", "forumcommunity.net", "*.forumcommunity.net",
+    "*.forumattivo.com", "*.forumattivo.it", "*.forumotion.com", "*.forumotion.net",
+)
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB, ignore the rest
+CHUNK = 64 * 1024
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version("arbitro")
+    except (ImportError, PackageNotFoundError):
+        return "0"
+
+
+def _project_url() -> str | None:
+    try:
+        from importlib.metadata import metadata
+        md = metadata("arbitro")
+    except Exception:  # metadata missing in an uninstalled checkout: UA without a URL
+        return None
+    for entry in md.get_all("Project-URL") or ():
+        return entry.split(",", 1)[-1].strip()
+    return md.get("Home-page") or None
+
+
+def default_user_agent() -> str:
+    """`Arbitro/<version> (+<project url>)`; the URL comes from the package metadata when it has one."""
+    url = _project_url()
+    return f"Arbitro/{_version()} (+{url})" if url else f"Arbitro/{_version()} (combat referee for play-by-forum GdR)"
+
+
+def _resolve(host: str, port: int) -> list[str]:
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [info[4][0] for info in infos]
+
+
+@dataclass
+class FetchPolicy:
+    """What the fetcher may do and how politely. Defaults suit a live forum; tests shorten the waits."""
+
+    allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS  # "host" or "*.domain" (any subdomain)
+    allow_private: bool = False  # loopback/private/link-local/multicast/reserved addresses refused unless True
+    private_allowlist: tuple[str, ...] = ()  # addresses or networks let through even when private ("127.0.0.1")
+    connect_timeout: float = 5.0
+    read_timeout: float = 20.0  # between two reads
+    total_timeout: float = 60.0  # for a whole response body, so a trickling server cannot hold us forever
+    max_bytes: int = 5 * 1024 * 1024
+    retries: int = 3  # extra attempts after the first, on 429/5xx/connection errors/timeouts
+    backoff: float = 1.0  # first wait; doubles each retry
+    max_backoff: float = 30.0
+    max_retry_after: float = 30.0  # a longer Retry-After makes us give up instead of waiting
+    min_interval: float = 1.0  # seconds between the starts of two requests to one host
+    max_crawl_delay: float = 30.0  # robots.txt Crawl-delay is honoured up to this
+    max_redirects: int = 5
+    user_agent: str = field(default_factory=default_user_agent)
+    accept_language: str = "it-IT,it;q=0.9,en;q=0.5"  # forums render dates in the reader's language
+    cache_dir: pathlib.Path | str | None = ".arbitro-cache"  # None: no cache, no conditional requests
+    obey_robots: bool = True
+    robots_max_age: float = 24 * 3600  # RFC 9309 §2.4
+    sleep: Callable[[float], None] = time.sleep  # tests record the waits instead of waiting
+    resolver: Callable[[str, int], list[str]] = _resolve
+
+    def with_hosts(self, *hosts: str) -> FetchPolicy:
+        """A copy that also allows `hosts`."""
+        return replace(self, allowed_hosts=tuple(self.allowed_hosts) + tuple(h.lower() for h in hosts))
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """One fetched representation. A 304 revalidation returns the cached body with not_modified=True."""
+
+    url: str
+    final_url: str
+    status: int  # status of the representation returned (200 for a revalidated cache entry)
+    content: bytes
+    headers: Mapping[str, str]
+    from_cache: bool
+    not_modified: bool
+    encoding: str  # WHATWG name: "utf-8", "windows-1252", …
+    redirects: tuple[str, ...] = ()
+    fetched_at: str = ""
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.content).hexdigest()
+
+    @property
+    def text(self) -> str:
+        return decode_html(self.content, self.encoding)
+
+
+# --- charset ----------------------------------------------------------------------------------------
+
+# WHATWG Encoding Standard labels of the encodings old Italian forums use; latin-1/ascii mean windows-1252.
+_LABELS: dict[str, str] = {}
+for _name, _labels in {
+    "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
+    "windows-1252": "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 "
+                    "iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252",
+    "iso-8859-15": "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9",
+    "iso-8859-2": "csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 iso_8859-2 iso_8859-2:1987 l2 latin2",
+    "windows-1250": "cp1250 windows-1250 x-cp1250",
+    "utf-16le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
+    "utf-16be": "unicodefffe utf-16be",
+}.items():
+    for _label in _labels.split():
+        _LABELS[_label] = _name
+
+
+def encoding_for_label(label: str | None) -> str | None:
+    """WHATWG "get an encoding": a label → canonical name, None when unknown."""
+    if not label:
+        return None
+    label = label.strip().strip("\"'").lower()
+    if label in _LABELS:
+        return _LABELS[label]
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+_META_RE = re.compile(rb"<meta\b[^>]*>", re.I)
+_CHARSET_ATTR_RE = re.compile(rb"""charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]+)""", re.I)
+_HTTP_EQUIV_RE = re.compile(rb"""http-equiv\s*=\s*["']?\s*content-type""", re.I)
+
+
+def _charset_from_content_type(content_type: str | None) -> str | None:
+    if not content_type:
+        return None
+    m = re.search(r"""charset\s*=\s*["']?([^"';\s]+)""", content_type, re.I)
+    return encoding_for_label(m.group(1)) if m else None
+
+
+def detect_encoding(data: bytes, content_type: str | None = None) -> str:
+    """WHATWG order: BOM, then the Content-Type charset, then a <meta> in the first 1024 bytes, then UTF-8 if
+    the bytes are valid UTF-8, else windows-1252 (the Italian locale's legacy default)."""
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8"
+    if data.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16le"
+    if data.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16be"
+    ctype = (content_type or "").split(";")[0].strip().lower()
+    if ctype in ("application/json", "text/json"):
+        return "utf-8"  # RFC 8259: JSON between systems is UTF-8
+    found = _charset_from_content_type(content_type)
+    if found:
+        return found
+    for meta in _META_RE.findall(data[:1024]):
+        m = _CHARSET_ATTR_RE.search(meta)
+        if not m:
+            continue
+        if b"charset" in meta.split(b"=", 1)[0].lower() or _HTTP_EQUIV_RE.search(meta):
+            enc = encoding_for_label(m.group(1).decode("ascii", "replace"))
+            if enc:
+                # a meta cannot really announce UTF-16 (the bytes are ASCII-compatible); x-user-defined is 1252
+                return "utf-8" if enc.startswith("utf-16") else enc
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        return "windows-1252"
+
+
+def _cp1252_fallback(exc: UnicodeError) -> tuple[str, int]:
+    """Error handler: bytes that are not valid in the declared encoding are read as windows-1252."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    bad = exc.object[exc.start:exc.end]
+    return "".join(_cp1252_byte(b) for b in bad), exc.end
+
+
+def _cp1252_byte(b: int) -> str:
+    try:
+        return bytes([b]).decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: WHATWG maps them to the C1 control
+        return chr(b)
+
+
+codecs.register_error("arbitro-fetch-cp1252", _cp1252_fallback)
+
+# A valid multi-byte UTF-8 sequence (RFC 3629 table), as copy-pasted UTF-8 text appears in a 1252 page.
+_UTF8_SEQ = re.compile(
+    rb"[\xC2-\xDF][\x80-\xBF]|\xE0[\xA0-\xBF][\x80-\xBF]|[\xE1-\xEC\xEE\xEF][\x80-\xBF]{2}"
+    rb"|\xED[\x80-\x9F][\x80-\xBF]|\xF0[\x90-\xBF][\x80-\xBF]{2}|[\xF1-\xF3][\x80-\xBF]{3}|\xF4[\x80-\x8F][\x80-\xBF]{2}"
+)
+
+
+def decode_html(data: bytes, encoding: str | None = None) -> str:
+    """Decode page bytes, repairing mixed encodings: stray 1252 bytes in a UTF-8 page are read as 1252, and
+    UTF-8 sequences pasted into a 1252 page (the `Ã¨` mojibake) are read as UTF-8."""
+    enc = encoding or detect_encoding(data)
+    if enc == "utf-8":
+        return data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="arbitro-fetch-cp1252")
+    if enc == "windows-1252":
+        out: list[str] = []
+        pos = 0
+        for m in _UTF8_SEQ.finditer(data):
+            out.append(data[pos:m.start()].decode("cp1252", errors="arbitro-fetch-cp1252"))
+            out.append(m.group().decode("utf-8"))
+            pos = m.end()
+        out.append(data[pos:].decode("cp1252", errors="arbitro-fetch-cp1252"))
+        return "".join(out)
+    try:
+        return data.decode(enc, errors="replace")
+    except LookupError:
+        return data.decode("windows-1252", errors="arbitro-fetch-cp1252")
+
+
+# --- on-disk cache ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CacheEntry:
+    url: str
+    final_url: str
+    status: int
+    headers: dict[str, str]
+    content: bytes
+    sha256: str
+    encoding: str
+    stored_at: str
+
+    @property
+    def etag(self) -> str | None:
+        return self.headers.get("etag")
+
+    @property
+    def last_modified(self) -> str | None:
+        return self.headers.get("last-modified")
+
+
+_KEPT_HEADERS = ("content-type", "etag", "last-modified", "content-language")
+
+
+class DiskCache:
+    """One file per URL: a JSON header line (validators, content hash) then the body; written atomically."""
+
+    def __init__(self, root: str | pathlib.Path) -> None:
+        self.root = pathlib.Path(root)
+
+    def path_for(self, url: str) -> pathlib.Path:
+        key = hashlib.sha256(url.encode("utf-8")).hexdigest()
+        return self.root / key[:2] / f"{key}.entry"
+
+    def load(self, url: str) -> CacheEntry | None:
+        try:
+            raw = self.path_for(url).read_bytes()
+            head, _, body = raw.partition(b"\n")
+            meta = json.loads(head)
+        except (OSError, ValueError):
+            return None
+        # a torn or tampered entry is a miss, never wrong content
+        if not isinstance(meta, dict) or meta.get("url") != url or hashlib.sha256(body).hexdigest() != meta.get("sha256"):
+            return None
+        return CacheEntry(url=url, final_url=meta.get("final_url", url), status=int(meta.get("status", 200)),
+                          headers=dict(meta.get("headers", {})), content=body, sha256=meta["sha256"],
+                          encoding=meta.get("encoding", "utf-8"), stored_at=meta.get("stored_at", ""))
+
+    def store(self, entry: CacheEntry) -> None:
+        meta = {"url": entry.url, "final_url": entry.final_url, "status": entry.status, "headers": entry.headers,
+                "sha256": entry.sha256, "encoding": entry.encoding, "stored_at": entry.stored_at}
+        target = self.path_for(entry.url)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".entry")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(json.dumps(meta, ensure_ascii=True).encode("ascii") + b"\n" + entry.content)
+                os.replace(tmp, target)
+            except BaseException:
+                with _suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            pass  # a cache that cannot be written only costs a full download next time
+
+
+class _suppress:
+    def __init__(self, *exc: type[BaseException]) -> None:
+        self.exc = exc
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et: Any, ev: Any, tb: Any) -> bool:
+        return et is not None and issubclass(et, self.exc)
+
+
+# --- connection guard (checks the address actually connected to, against DNS rebinding) ---------------
+
+class _PeerRefused(Exception):
+    def __init__(self, host: str, address: str) -> None:
+        super().__init__(host, address)
+        self.host = host
+        self.address = address
+
+
+def _pool_classes(check: Callable[[str, str], None]) -> dict[str, type]:
+    def guarded(base: type) -> type:
+        class Guarded(base):  # type: ignore[misc, valid-type]
+            def _new_conn(self) -> socket.socket:
+                sock = super()._new_conn()
+                try:
+                    check(self.host, sock.getpeername()[0])
+                except BaseException:
+                    sock.close()
+                    raise
+                return sock
+        return Guarded
+
+    class HTTPPool(HTTPConnectionPool):
+        ConnectionCls = guarded(urllib3.connection.HTTPConnection)
+
+    class HTTPSPool(HTTPSConnectionPool):
+        ConnectionCls = guarded(urllib3.connection.HTTPSConnection)
+
+    return {"http": HTTPPool, "https": HTTPSPool}
+
+
+class GuardedAdapter(HTTPAdapter):
+    """An HTTPAdapter whose connections refuse a peer address the policy forbids."""
+
+    def __init__(self, check: Callable[[str, str], None], **kwargs: Any) -> None:
+        self._check = check
+        super().__init__(**kwargs)
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _pool_classes(self._check)
+
+
+# --- the fetcher ------------------------------------------------------------------------------------
+
+@dataclass
+class _Raw:
+    url: str
+    status: int
+    headers: CaseInsensitiveDict
+    content: bytes
+
+
+class _HostState:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.last_start: float | None = None
+        self.crawl_delay: float = 0.0
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Retry-After in seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP date); None when absent or invalid."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def host_matches(host: str, patterns: Iterable[str]) -> bool:
+    """`gdr.forumfree.it` matches `*.forumfree.it` and `gdr.forumfree.it`; `*.x` does not match `x` itself."""
+    host = host.lower().rstrip(".")
+    for pattern in patterns:
+        pattern = pattern.lower().rstrip(".")
+        if pattern.startswith("*."):
+            if host.endswith(pattern[1:]) and len(host) > len(pattern) - 1:
+                return True
+        elif host == pattern:
+            return True
+    return False
+
+
+class Fetcher:
+    """Polite GETs under a FetchPolicy. Share one per process: the per-host lock and rate limit live here.
+
+    Every failure is a ScrapeError subclass: HostNotAllowed, BlockedByRobots, PageTooLarge, FetchTimeout,
+    FetchFailed (with `.status`); no requests/urllib3 exception escapes."""
+
+    def __init__(self, policy: FetchPolicy | None = None, session: requests.Session | None = None) -> None:
+        self.policy = policy or FetchPolicy()
+        self.session = session or requests.Session()
+        self.session.trust_env = False  # no environment proxies: the address guard must see the real peer
+        adapter = GuardedAdapter(self._check_peer)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self.session.headers.update({
+            "User-Agent": self.policy.user_agent,
+            "Accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
+            "Accept-Language": self.policy.accept_language,
+        })
+        self.cache = DiskCache(self.policy.cache_dir) if self.policy.cache_dir else None
+        self._private_nets = [ipaddress.ip_network(n, strict=False) for n in self.policy.private_allowlist]
+        self._hosts: dict[str, _HostState] = {}
+        self._hosts_lock = threading.Lock()
+        self._robots: dict[str, tuple[float, Protego | None, str | None]] = {}
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public ----------------------------------------------------------------------------------
+
+    def get(self, url: str, *, conditional: bool = True) -> FetchResult:
+        """GET `url` following redirects (each hop re-checked). With a cache entry and `conditional`, asks
+        with If-None-Match / If-Modified-Since and returns the cached body on 304."""
+        url = _strip_fragment(url)
+        current = url
+        hops: list[str] = []
+        for _ in range(self.policy.max_redirects + 1):
+            self.check_url(current)
+            if self.policy.obey_robots:
+                self._check_robots(current)
+            cached = self.cache.load(current) if self.cache else None
+            headers: dict[str, str] = {}
+            if cached and conditional:
+                if cached.etag:
+                    headers["If-None-Match"] = cached.etag
+                if cached.last_modified:
+                    headers["If-Modified-Since"] = cached.last_modified
+            raw = self._exchange(current, headers, self.policy.max_bytes)
+            if raw.status in REDIRECT_STATUSES and raw.headers.get("Location"):
+                hops.append(current)
+                current = _strip_fragment(urljoin(current, raw.headers["Location"]))
+                continue
+            if raw.status == 304:
+                if not (cached and headers):
+                    raise FetchFailed(f"risposta 304 senza una copia in cache per {current}", status=304, url=url)
+                merged = {**cached.headers, **{k: v for k, v in ((h, raw.headers.get(h)) for h in _KEPT_HEADERS
+                                                                 if h != "content-type") if v}}
+                if merged != cached.headers and self.cache:
+                    self.cache.store(replace(cached, headers=merged))
+                return FetchResult(url=url, final_url=current, status=cached.status, content=cached.content,
+                                   headers=CaseInsensitiveDict(merged), from_cache=True, not_modified=True,
+                                   encoding=cached.encoding, redirects=tuple(hops), fetched_at=_now_iso())
+            if 200 <= raw.status < 300:
+                encoding = detect_encoding(raw.content, raw.headers.get("Content-Type"))
+                fetched_at = _now_iso()
+                if self.cache and raw.status == 200:
+                    kept = {h: raw.headers[h] for h in _KEPT_HEADERS if raw.headers.get(h)}
+                    self.cache.store(CacheEntry(url=current, final_url=current, status=raw.status, headers=kept,
+                                                content=raw.content, sha256=hashlib.sha256(raw.content).hexdigest(),
+                                                encoding=encoding, stored_at=fetched_at))
+                return FetchResult(url=url, final_url=current, status=raw.status, content=raw.content,
+                                   headers=raw.headers, from_cache=False, not_modified=False, encoding=encoding,
+                                   redirects=tuple(hops), fetched_at=fetched_at)
+            raise FetchFailed(f"il server ha risposto {raw.status} per {current}", status=raw.status, url=url)
+        raise FetchFailed(f"troppi redirect (più di {self.policy.max_redirects}) a partire da {url}", url=url)
+
+    def check_url(self, url: str) -> None:
+        """Raise HostNotAllowed unless `url` is http(s) on an allowed host resolving to allowed addresses."""
+        host, port = self._host_port(url)
+        if not host_matches(host, self.policy.allowed_hosts):
+            raise HostNotAllowed(f"host non consentito: {host} (aggiungilo alla lista degli host ammessi)")
+        try:
+            literal = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            literal = None
+        if literal is not None:
+            addresses = [str(literal)]
+        else:
+            try:
+                addresses = self.policy.resolver(host, port)
+            except (OSError, UnicodeError) as exc:
+                raise FetchFailed(f"impossibile risolvere l'host {host}: {exc}", url=url) from None
+        if not addresses:
+            raise FetchFailed(f"impossibile risolvere l'host {host}", url=url)
+        for address in addresses:
+            self._check_address(host, address)
+
+    def allowed(self, url: str) -> bool:
+        try:
+            self.check_url(url)
+        except ScrapeError:
+            return False
+        return True
+
+    # -- layers ----------------------------------------------------------------------------------
+
+    def _host_port(self, url: str) -> tuple[str, int]:
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            raise HostNotAllowed(f"URL non valido: {url!r}") from None
+        if parts.scheme not in ("http", "https"):
+            raise HostNotAllowed(f"schema non consentito: {parts.scheme or '(nessuno)'}:// (solo http e https)")
+        if parts.username is not None or parts.password is not None:
+            raise HostNotAllowed("URL con credenziali non consentito")
+        host = (parts.hostname or "").rstrip(".")
+        if not host:
+            raise HostNotAllowed(f"URL senza host: {url!r}")
+        try:
+            host.encode("idna")
+        except UnicodeError:
+            raise HostNotAllowed(f"nome di host non valido: {host!r}") from None
+        return host, port or (443 if parts.scheme == "https" else 80)
+
+    def _address_allowed(self, address: str) -> bool:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if ip.is_global and not (ip.is_multicast or ip.is_reserved):
+            return True
+        if self.policy.allow_private:
+            return True
+        return any(ip in net for net in self._private_nets)
+
+    def _check_address(self, host: str, address: str) -> None:
+        try:
+            ok = self._address_allowed(address)
+        except ValueError:
+            raise HostNotAllowed(f"indirizzo non valido per {host}: {address!r}") from None
+        if not ok:
+            raise HostNotAllowed(f"{host} porta a un indirizzo privato o riservato ({address}): non consentito")
+
+    def _check_peer(self, host: str, address: str) -> None:
+        try:
+            ok = self._address_allowed(address)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise _PeerRefused(host, address)
+
+    def _host_state(self, url: str) -> _HostState:
+        key = urlsplit(url).netloc.lower()
+        with self._hosts_lock:
+            return self._hosts.setdefault(key, _HostState())
+
+    def _check_robots(self, url: str) -> None:
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc.lower()}"
+        entry = self._robots.get(origin)
+        if entry is None or time.monotonic() - entry[0] > self.policy.robots_max_age:
+            entry = (time.monotonic(), *self._load_robots(origin))
+            self._robots[origin] = entry
+        _, parser, refusal = entry
+        if refusal:
+            raise BlockedByRobots(refusal)
+        if parser is not None:
+            if not parser.can_fetch(url, self.policy.user_agent.split("/")[0]):
+                raise BlockedByRobots(f"robots.txt di {origin} vieta la lettura di {url}")
+            delay = parser.crawl_delay(self.policy.user_agent.split("/")[0])
+            if delay:
+                self._host_state(url).crawl_delay = min(float(delay), self.policy.max_crawl_delay)
+
+    def _load_robots(self, origin: str) -> tuple[Protego | None, str | None]:
+        """(parser or None for allow-all, refusal message or None) per RFC 9309 §2.3.1."""
+        url = origin + "/robots.txt"
+        try:
+            for _ in range(self.policy.max_redirects + 1):
+                self.check_url(url)
+                raw = self._exchange(url, {}, ROBOTS_MAX_BYTES, truncate=True)
+                if raw.status in REDIRECT_STATUSES and raw.headers.get("Location"):
+                    url = urljoin(url, raw.headers["Location"])
+                    continue
+                break
+            else:
+                return None, None  # §2.3.1.2: after 5 redirects, as if there were no robots.txt
+        except PageTooLarge:
+            return None, None  # cannot happen with truncate; kept for safety
+        except (FetchFailed, HostNotAllowed) as exc:
+            # §2.3.1.4: unreachable (network errors, 5xx after retries) means complete disallow
+            return None, f"robots.txt di {origin} non raggiungibile ({exc.message}): lettura sospesa"
+        if 200 <= raw.status < 300:
+            text = decode_html(raw.content, "utf-8")
+            return Protego.parse(text), None
+        if raw.status in (401, 403):
+            # RFC 9309 lets a crawler treat every 4xx as "no robots.txt"; a forum that refuses even its
+            # robots.txt to us is read as refusing everything (the older, stricter convention).
+            return None, f"robots.txt di {origin} negato ({raw.status}): lettura non consentita"
+        if 400 <= raw.status < 500:
+            return None, None  # §2.3.1.3: unavailable, any path may be fetched
+        return None, f"robots.txt di {origin} non raggiungibile (stato {raw.status}): lettura sospesa"
+
+    def _exchange(self, url: str, headers: dict[str, str], max_bytes: int, *, truncate: bool = False) -> _Raw:
+        """One logical request with retries/backoff; 429/5xx are retried, other statuses are returned."""
+        policy = self.policy
+        attempt = 0
+        while True:
+            wait: float | None = None
+            try:
+                raw = self._attempt(url, headers, max_bytes, truncate)
+            except FetchFailed as exc:  # FetchTimeout included
+                if not getattr(exc, "_retryable", True):
+                    raise
+                failure: FetchFailed = exc
+            else:
+                if raw.status not in RETRY_STATUSES:
+                    return raw
+                wait = parse_retry_after(raw.headers.get("Retry-After"))
+                if wait is not None and wait > policy.max_retry_after:
+                    # waiting less than asked would be impolite, waiting longer is not ours to do
+                    raise FetchFailed(f"il server ha risposto {raw.status} e chiede di riprovare fra "
+                                      f"{wait:.0f} s (oltre il limite di {policy.max_retry_after:.0f} s)",
+                                      status=raw.status, url=url)
+                failure = FetchFailed(f"il server ha risposto {raw.status} per {url} "
+                                      f"(dopo {attempt + 1} tentativi)", status=raw.status, url=url)
+            if attempt >= policy.retries:
+                raise failure
+            if wait is None:
+                wait = min(policy.backoff * (2 ** attempt), policy.max_backoff)
+            policy.sleep(wait)
+            attempt += 1
+
+    def _attempt(self, url: str, headers: dict[str, str], max_bytes: int, truncate: bool) -> _Raw:
+        """One HTTP exchange under the host's lock and rate limit; the body is streamed under the size cap."""
+        state = self._host_state(url)
+        policy = self.policy
+        with state.lock:  # concurrency 1 per host
+            interval = max(policy.min_interval, state.crawl_delay)
+            if state.last_start is not None:
+                wait = state.last_start + interval - time.monotonic()
+                if wait > 0:
+                    policy.sleep(wait)
+            state.last_start = time.monotonic()
+            response = None
+            try:
+                response = self.session.get(url, headers=headers, stream=True, allow_redirects=False,
+                                            timeout=(policy.connect_timeout, policy.read_timeout))
+                status = response.status_code
+                if not 200 <= status < 300:
+                    # redirects, 304 and error pages: only a little of an error body is kept
+                    body = b"" if status in REDIRECT_STATUSES or status == 304 else \
+                        self._read(response, min(max_bytes, CHUNK), url, truncate=True)
+                    return _Raw(url, status, response.headers, body)
+                return _Raw(url, response.status_code, response.headers,
+                            self._read(response, max_bytes, url, truncate=truncate))
+            except _PeerRefused as exc:
+                raise HostNotAllowed(f"{exc.host} porta a un indirizzo privato o riservato ({exc.address}): "
+                                     "non consentito") from None
+            except requests.exceptions.Timeout as exc:
+                raise FetchTimeout(f"tempo scaduto per {url} ({_reason(exc)})", url=url) from None
+            except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError,
+                    requests.exceptions.ContentDecodingError, urllib3.exceptions.HTTPError, OSError) as exc:
+                if _is_timeout(exc):
+                    raise FetchTimeout(f"tempo scaduto per {url} ({_reason(exc)})", url=url) from None
+                raise FetchFailed(f"connessione fallita per {url} ({_reason(exc)})", url=url) from None
+            except requests.exceptions.RequestException as exc:  # invalid URL and the like: not retryable
+                err = FetchFailed(f"richiesta non valida per {url} ({_reason(exc)})", url=url)
+                err._retryable = False  # type: ignore[attr-defined]
+                raise err from None
+            finally:
+                if response is not None:
+                    response.close()
+
+    def _read(self, response: requests.Response, max_bytes: int, url: str, *, truncate: bool) -> bytes:
+        declared = response.headers.get("Content-Length")
+        if not truncate and declared and declared.strip().isdigit() and int(declared) > max_bytes:
+            raise PageTooLarge(f"pagina troppo grande: {url} dichiara {int(declared)} byte "
+                               f"(limite {max_bytes})")
+        deadline = time.monotonic() + self.policy.total_timeout
+        buf = bytearray()
+        for chunk in response.iter_content(CHUNK):
+            buf += chunk
+            if len(buf) > max_bytes:
+                if truncate:
+                    return bytes(buf[:max_bytes])
+                raise PageTooLarge(f"pagina troppo grande: {url} supera {max_bytes} byte")
+            if time.monotonic() > deadline:
+                raise FetchTimeout(f"tempo scaduto per {url}: download oltre {self.policy.total_timeout:.0f} s",
+                                   url=url)
+        return bytes(buf)
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    seen = 0
+    while exc is not None and seen < 6:
+        if isinstance(exc, (requests.exceptions.Timeout, urllib3.exceptions.TimeoutError, socket.timeout,
+                            TimeoutError)):
+            return True
+        nxt = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = nxt or exc.__cause__ or exc.__context__  # type: ignore[assignment]
+        seen += 1
+    return False
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _strip_fragment(url: str) -> str:
+    parts = urlsplit(url.strip())
+    return urlunsplit((parts.scheme.lower(), parts.netloc, parts.path or "/", parts.query, ""))
+
+
+__all__ = [
+    "DEFAULT_ALLOWED_HOSTS", "FetchPolicy", "FetchResult", "Fetcher", "DiskCache", "CacheEntry", "GuardedAdapter",
+    "default_user_agent", "detect_encoding", "decode_html", "encoding_for_label", "parse_retry_after",
+    "host_matches",
+]

@@ -1,0 +1,374 @@
+"""Block-aware clean text of forum post markup, with quotes, code, spoilers and dice blocks split out."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from lxml import etree
+
+from engine.history import Quote
+
+# Elements whose content is never text of the post (and never executed or kept).
+SKIP_TAGS = frozenset({
+    "script", "style", "noscript", "template", "iframe", "object", "embed", "applet", "head",
+    "title", "meta", "link", "svg", "math", "select", "option", "button", "textarea", "input", "form",
+})
+BLOCK_TAGS = frozenset({
+    "p", "div", "li", "ul", "ol", "tr", "table", "tbody", "thead", "tfoot", "h1", "h2", "h3", "h4",
+    "h5", "h6", "blockquote", "pre", "dl", "dt", "dd", "hr", "center", "section", "article", "header",
+    "footer", "fieldset", "details", "summary", "address", "caption", "figure", "figcaption", "main",
+    "nav", "aside",
+})
+CELL_TAGS = frozenset({"td", "th"})
+
+_WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
+_QUOTE_HEAD_AUTHOR = re.compile(r"\(\s*([^@()]+?)\s*@")
+_CITE_AUTHOR = re.compile(r"^\s*(.+?)\s+(?:ha scritto|scrive|wrote|a écrit)\b", re.I)
+_QUOTE_WORDS = re.compile(r"\b(cit|citazione|quote|ha scritto|wrote|scrive)", re.I)
+_SPOILER_WORDS = re.compile(r"\bspoiler\b", re.I)
+# Forum chrome that can sit inside a post body: signature, edit note.
+_NOT_CONTENT = frozenset({"signature", "signature_div", "sig", "edit", "edited-by", "notice"})
+_COMMENT_QUOTE = re.compile(r"QuoteBegin-?([^+]*)")
+
+# An adapter's extra test for "this element is a rendered forum dice roll".
+DiceTest = Callable[[etree._Element], bool]
+
+
+@dataclass
+class PostText:
+    """The pieces of one post body.
+
+    `text`: the post's own clean text (quotes removed; code and spoiler text kept).
+    `scan`: `text` minus code blocks and recognised dice blocks — where typed rolls, the schema and
+    damage calculations are searched, so a `[dice]` shown as an example in CODICE is never a roll.
+    `dice`: the dice-roll elements found in the post's own content (never inside a quote or code).
+    `links`: (href, text) of the post's own http(s) links.
+    `marked`: `scan` with a DICE_MARK line where each dice block sat (orders block and text rolls).
+    """
+
+    text: str
+    scan: str
+    quotes: list[Quote] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)
+    spoilers: list[str] = field(default_factory=list)
+    dice: list[etree._Element] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    marked: str = ""
+
+
+DICE_MARK = "\ue000"  # private-use character: never in forum text we keep
+
+
+BLOCK = "\x01"  # a block boundary: one line break, however many nested blocks open or close there
+_BLOCK_RUN = re.compile(r"[ \t\n\x01]*\x01[ \t\n\x01]*")
+
+
+def _block_break(m: re.Match[str]) -> str:
+    return "\n\n" if m.group(0).count("\n") >= 2 else "\n"
+
+
+def clean_lines(raw: str) -> str:
+    """Strip every line, drop blank runs (keeps one blank line between paragraphs: `<br><br>`)."""
+    if BLOCK in raw:
+        raw = _BLOCK_RUN.sub(_block_break, raw)
+    out: list[str] = []
+    blank = False
+    for line in raw.split("\n"):
+        line = line.strip()
+        if not line:
+            blank = bool(out)
+            continue
+        if blank:
+            out.append("")
+            blank = False
+        out.append(line)
+    return "\n".join(out)
+
+
+def _contains(el: etree._Element, node: etree._Element) -> bool:
+    anc = node.getparent()
+    while anc is not None:
+        if anc is el:
+            return True
+        anc = anc.getparent()
+    return False
+
+
+def _classes(el: etree._Element) -> tuple[str, ...]:
+    cls = el.get("class")
+    return tuple(cls.split()) if cls else ()
+
+
+class _Walker:
+    """One walk over a post body; buffers for own text, scan text, quote text."""
+
+    def __init__(self, dice_test: DiceTest | None) -> None:
+        self.dice_test = dice_test
+        self.text: list[str] = []
+        self.scan: list[str] = []
+        self.quotes: list[Quote] = []
+        self.codes: list[str] = []
+        self.spoilers: list[str] = []
+        self.dice: list[etree._Element] = []
+        self.links: list[tuple[str, str]] = []
+        self.pending: tuple[str, str | None] | None = None  # head seen (FF quote_top/code_top)
+        self.depth = 0
+
+    # --- emission: own text goes to both buffers; code/dice text only to `text` --------------
+    def emit(self, s: str, buf: list[str], scan: bool) -> None:
+        buf.append(s)
+        if scan and buf is self.text:
+            self.scan.append(s)
+
+    def walk(self, el: etree._Element, buf: list[str], scan: bool, pre: bool = False) -> None:
+        """Walk the children of `el` (its text, each child and the child's tail)."""
+        if el.text:
+            self.emit(el.text if pre else _WS.sub(" ", el.text), buf, scan)
+        for child in el:
+            self.node(child, buf, scan, pre)
+            if child.tail:
+                self.emit(child.tail if pre else _WS.sub(" ", child.tail), buf, scan)
+
+    def node(self, el: etree._Element, buf: list[str], scan: bool, pre: bool) -> None:
+        tag = el.tag
+        if not isinstance(tag, str):  # comment / processing instruction
+            if tag is etree.Comment and el.text and "QuoteBegin" in el.text:
+                m = _COMMENT_QUOTE.search(el.text)
+                if m and m.group(1).strip():
+                    self.pending = ("quote", m.group(1).strip())
+            return
+        tag = tag.lower()
+        if tag in SKIP_TAGS:
+            return
+        self.depth += 1
+        try:
+            if self.depth > 200:  # pathological nesting: keep the text, stop structuring
+                buf.append(_WS.sub(" ", el.text_content()))
+                return
+            self._element(el, tag, buf, scan, pre)
+        finally:
+            self.depth -= 1
+
+    def _element(self, el: etree._Element, tag: str, buf: list[str], scan: bool, pre: bool) -> None:
+        cls = _classes(el)
+        in_own = buf is self.text
+        if tag == "br":
+            self.emit("\n", buf, True)
+            return
+        if tag == "img":
+            return  # emoticons and decorations are not text (dice images are read by the adapter)
+        # --- ForumFree heads: "CITAZIONE (Nick @ data)", "CODICE", "SPOILER" before the box -----
+        if "quote_top" in cls or "code_top" in cls:
+            head = _WS.sub(" ", el.text_content()).strip()
+            if _SPOILER_WORDS.search(head) or "spoiler_top" in cls:
+                self.pending = ("spoiler", None)
+            elif "quote_top" in cls:
+                m = _QUOTE_HEAD_AUTHOR.search(head)
+                author = m.group(1).strip() if m else (self.pending[1] if self.pending else None)
+                self.pending = ("quote", author)
+            else:
+                self.pending = ("code", None)
+            return
+        kind: str | None = None
+        author: str | None = None
+        if tag == "table" and self.pending and self.pending[0] == "quote":
+            # Old IPB skins: <!--QuoteBegin-Nick+date--> then a table whose td#QUOTE holds the quote.
+            inner = next((td for td in el.iter("td") if td.get("id") == "QUOTE"), None)
+            if inner is not None:
+                author = self.pending[1]
+                self.pending = None
+                qbuf: list[str] = []
+                self.walk(inner, qbuf, False)
+                self.quotes.append(Quote(author=author, text=clean_lines("".join(qbuf))))
+                self.emit(BLOCK, buf, True)
+                return
+        if tag == "blockquote" or "quote" in cls or el.get("id") == "QUOTE":
+            kind = "quote"
+            if self.pending and self.pending[0] == "quote":
+                author = self.pending[1]
+            if self.pending and self.pending[0] == "spoiler":
+                kind = "spoiler"
+        elif "code" in cls and tag == "div":
+            kind = self.pending[0] if self.pending else "code"
+            if kind == "quote":
+                author = self.pending[1] if self.pending else None
+        elif "codebox" in cls or el.get("id") == "CODE":
+            kind, author = self._codebox_kind(el)
+        elif "spoiler" in cls or tag == "details" or "spoiler_content" in cls:
+            kind = "spoiler"
+        elif _NOT_CONTENT.intersection(cls):
+            return
+        elif in_own and scan and self.dice_test is not None and self.dice_test(el):
+            self.dice.append(el)
+            self.text.append(BLOCK)
+            self.scan.append(BLOCK + DICE_MARK + BLOCK)  # where the roll sits among the text rolls
+            self.walk(el, buf, False, pre)
+            self.emit(BLOCK, buf, True)
+            return
+        self.pending = None if kind else self.pending
+        if kind == "quote":
+            self._quote(el, author, buf)
+            return
+        if kind == "code":
+            self._code(el, buf)
+            return
+        if kind == "spoiler":
+            self._spoiler(el, buf, scan)
+            return
+        if tag == "a" and in_own:
+            href = (el.get("href") or "").strip()
+            if href.lower().startswith(("http://", "https://", "/", "./", "?")):
+                self.links.append((href, _WS.sub(" ", el.text_content()).strip()))
+        if tag in CELL_TAGS:
+            prev = el.getprevious()
+            if prev is not None and isinstance(prev.tag, str) and prev.tag.lower() in CELL_TAGS:
+                self.emit(" | ", buf, True)
+            self.walk(el, buf, scan, pre)
+            return
+        if tag in BLOCK_TAGS:
+            self.emit(BLOCK, buf, True)
+            self.walk(el, buf, scan, pre or tag == "pre")
+            self.emit(BLOCK, buf, True)
+            return
+        self.walk(el, buf, scan, pre)
+
+    def _codebox_kind(self, el: etree._Element) -> tuple[str, str | None]:
+        head_el = None
+        for child in el:
+            if isinstance(child.tag, str) and child.tag.lower() in ("dt", "p", "div", "cite"):
+                head_el = child
+                break
+        head = _WS.sub(" ", head_el.text_content()).strip() if head_el is not None else ""
+        if _SPOILER_WORDS.search(head) or "spoiler" in _classes(el):
+            return "spoiler", None
+        if _QUOTE_WORDS.search(head):
+            m = _CITE_AUTHOR.search(head)
+            return "quote", (m.group(1).strip() if m else None)
+        return "code", None
+
+    def _box_head(self, el: etree._Element) -> etree._Element | None:
+        """The head of a quote/code box (cite / dt / "Codice:" line), not one of a nested box."""
+        for child in el.iter("cite", "dt"):
+            anc = child.getparent()
+            while anc is not None and anc is not el and anc.tag not in ("blockquote", "dl"):
+                anc = anc.getparent()
+            if anc is el:
+                return child
+        first = next((c for c in el if isinstance(c.tag, str)), None)
+        if first is not None and first.tag == "p" and "codebox" in _classes(el):
+            return first
+        return None
+
+    def _walk_box(self, el: etree._Element, buf: list[str], scan: bool, pre: bool = False) -> None:
+        head = self._box_head(el)
+        if head is None:
+            self.walk(el, buf, scan, pre)
+            return
+        self._walk_without(el, head, buf, scan, pre)
+
+    def _walk_without(self, el: etree._Element, head: etree._Element, buf: list[str], scan: bool,
+                      pre: bool) -> None:
+        """Walk `el` skipping `head` (the cite text says who is quoted, not what)."""
+        if el.text:
+            self.emit(el.text if pre else _WS.sub(" ", el.text), buf, scan)
+        for child in el:
+            if child is head:
+                pass
+            elif isinstance(child.tag, str) and _contains(child, head):
+                self._walk_without(child, head, buf, scan, pre)
+            else:
+                self.node(child, buf, scan, pre)
+            if child.tail:
+                self.emit(child.tail if pre else _WS.sub(" ", child.tail), buf, scan)
+
+    def _quote(self, el: etree._Element, author: str | None, buf: list[str]) -> None:
+        if buf is not self.text:  # nested quote: its text belongs to the outer quote
+            self.emit(BLOCK, buf, False)
+            self._walk_box(el, buf, False)
+            self.emit(BLOCK, buf, False)
+            return
+        head = self._box_head(el)
+        if author is None and head is not None:
+            ht = _WS.sub(" ", head.text_content()).strip()
+            m = _CITE_AUTHOR.search(ht)
+            if m:
+                author = m.group(1).strip()
+            else:
+                m = _QUOTE_HEAD_AUTHOR.search(ht)
+                author = m.group(1).strip() if m else (ht.rstrip(":").strip() or None)
+                if author and _QUOTE_WORDS.fullmatch(author):
+                    author = None
+        qbuf: list[str] = []
+        self._walk_box(el, qbuf, False)
+        self.quotes.append(Quote(author=author, text=clean_lines("".join(qbuf))))
+        self.emit(BLOCK, buf, True)
+
+    def _code(self, el: etree._Element, buf: list[str]) -> None:
+        cbuf: list[str] = []
+        self._walk_box(el, cbuf, False, pre=True)
+        code = clean_lines("".join(cbuf))
+        self.codes.append(code)
+        if buf is self.text:
+            self.text.append(BLOCK + code + BLOCK)
+            self.scan.append(BLOCK)
+        else:
+            buf.append(BLOCK + code + BLOCK)
+
+    def _spoiler(self, el: etree._Element, buf: list[str], scan: bool) -> None:
+        start = len(buf)
+        self.emit(BLOCK, buf, scan)
+        head = self._box_head(el)
+        if head is not None:
+            self._walk_box(el, buf, scan)
+        else:
+            self.walk(el, buf, scan)
+        self.emit(BLOCK, buf, scan)
+        self.spoilers.append(clean_lines("".join(buf[start:])))
+
+
+def split_post(el: etree._Element, *, dice_test: DiceTest | None = None) -> PostText:
+    """Split a post body element into own text, quotes, code, spoilers, dice blocks and links."""
+    w = _Walker(dice_test)
+    w.walk(el, w.text, True)
+    marked = clean_lines("".join(w.scan).replace(DICE_MARK, DICE_MARK + " ")) if w.dice else ""
+    scan = clean_lines("".join(w.scan).replace(DICE_MARK, "")) if w.dice else clean_lines("".join(w.scan))
+    return PostText(
+        text=clean_lines("".join(w.text)),
+        scan=scan,
+        marked=marked or scan,
+        quotes=w.quotes,
+        codes=w.codes,
+        spoilers=w.spoilers,
+        dice=w.dice,
+        links=w.links,
+    )
+
+
+def element_text(el: etree._Element) -> str:
+    """Block-aware clean text of an lxml element (quotes excluded; see `split_post` for the pieces)."""
+    return split_post(el).text
+
+
+def inline_text(el: etree._Element | None) -> str:
+    """Whitespace-collapsed text content of a small element (a name, a date); scripts skipped."""
+    if el is None:
+        return ""
+    parts: list[str] = []
+    _inline(el, parts)  # text_content() would include script text
+    return _WS.sub(" ", "".join(parts)).strip()
+
+
+def _inline(el: etree._Element, parts: list[str]) -> None:
+    if el.text:
+        parts.append(el.text)
+    for child in el:
+        if isinstance(child.tag, str) and child.tag.lower() not in SKIP_TAGS:
+            if child.tag.lower() == "br":
+                parts.append(" ")
+            _inline(child, parts)
+        if child.tail:
+            parts.append(child.tail)
+
+
+__all__ = ["DICE_MARK", "PostText", "split_post", "element_text", "inline_text", "clean_lines", "DiceTest"]

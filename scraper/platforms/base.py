@@ -1,0 +1,356 @@
+"""The Platform protocol, the parsed Page, platform detection and the post-building steps adapters share."""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Callable, Iterable, Protocol, Sequence
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+from lxml import etree
+
+from engine.history import Post, PostSchema, Roll
+from scraper.dicetag import find_text_rolls, make_roll
+from scraper.errors import NotAThread, UnsupportedPlatform
+from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post
+from scraper.platforms.config import ForumConfig
+from scraper.platforms.dates import parse_forum_date
+
+
+@dataclass(frozen=True)
+class Page:
+    """One parsed thread page: thread info, pagination and its posts in page order."""
+
+    url: str
+    platform: str
+    skin: str | None
+    host: str
+    thread_id: str | None
+    title: str | None
+    page: int  # 1-based index of this page in the thread
+    page_count: int | None  # pages in the thread, when the page says
+    page_size: int | None  # posts per page (offset step), when known
+    last_offset: int | None  # offset of the last page (ForumFree st=, phpBB start=, Forumotion p)
+    page_urls: tuple[str, ...]  # every page of the thread in order, when it can be derived
+    next_url: str | None
+    posts: tuple[Post, ...]
+    section: str | None = None  # forum/section id the thread is in, when the page says
+    fetched_at: str | None = None
+
+
+@dataclass
+class ParseContext:
+    """What an adapter needs besides the document."""
+
+    url: str
+    config: ForumConfig
+    now: datetime | None = None  # fetch time: "Oggi"/"Ieri" are relative to it
+
+
+class Platform(Protocol):
+    name: str
+
+    def detect(self, doc: etree._Element, url: str) -> float:
+        """Confidence 0..1 that `doc` is a thread page of this platform."""
+
+    def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
+        """The page's thread info and posts; raises NotAThread when it has no posts."""
+
+
+# --- small helpers every adapter uses -------------------------------------------------------------
+
+_XP: dict[str, etree.XPath] = {}
+
+
+def xp(expr: str) -> etree.XPath:
+    """Compiled XPath, cached (adapters call the same few expressions on every post)."""
+    c = _XP.get(expr)
+    if c is None:
+        c = _XP[expr] = etree.XPath(expr, smart_strings=False)
+    return c
+
+
+def first(el: etree._Element, expr: str) -> etree._Element | None:
+    found = xp(expr)(el)
+    return found[0] if found else None
+
+
+def has_class(name: str) -> str:
+    """XPath predicate for a class token."""
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+def query_param(url: str, name: str) -> str | None:
+    values = parse_qs(urlsplit(url).query).get(name)
+    return values[0] if values else None
+
+
+def host_of(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def source_digest(el: etree._Element) -> str:
+    return hashlib.sha1(etree.tostring(el, encoding="utf-8", with_tail=False)).hexdigest()
+
+
+def text_of(el: etree._Element | None) -> str:
+    return inline_text(el)
+
+
+# --- dice blocks -----------------------------------------------------------------------------------
+
+_DICE_WORDS = ("dice", "dado", "dadi", "roll")
+_LABEL_WORDS = ("label", "desc", "motivo", "reason", "comment")
+
+
+def dice_class_test(extra: Sequence[str] = ()) -> DiceTest:
+    """An element is a dice block when its class or id names dice (tolerant: the markup is not confirmed)."""
+    words = tuple(w.lower() for w in (*_DICE_WORDS, *extra))
+
+    def test(el: etree._Element) -> bool:
+        attr = el.get("class") or el.get("id")
+        if not attr:
+            return False
+        a = attr.lower()
+        if not any(w in a for w in words):
+            return False
+        # The block, not a piece inside one (dice_label, dice_total …): its parent is no dice block.
+        parent = el.getparent()
+        pa = ((parent.get("class") or parent.get("id") or "").lower()) if parent is not None else ""
+        return not any(w in pa for w in words)
+
+    return test
+
+
+@dataclass(frozen=True)
+class DiceRead:
+    expression: str
+    faces: tuple[int, ...] | None
+    total: int | None
+    label: str
+
+
+_NUMS = re.compile(r"-?\d+")
+
+
+def read_dice_block(el: etree._Element, patterns: Sequence[re.Pattern[str]] = ()) -> list[DiceRead]:
+    """The roll(s) shown in one dice block: configured patterns first, then text recognition."""
+    label_el = None
+    for node in el.iter():
+        if node is el or not isinstance(node.tag, str):
+            continue
+        cls = (node.get("class") or "").lower()
+        if any(w in cls for w in _LABEL_WORDS):
+            label_el = node
+            break
+    label = text_of(label_el) if label_el is not None else ""
+    text = _block_text(el, skip=label_el)
+    out: list[DiceRead] = []
+    for rx in patterns:
+        for m in rx.finditer(text):
+            gd = m.groupdict()
+            faces = tuple(abs(int(x)) for x in _NUMS.findall(gd.get("faces") or "")) or None
+            total = int(m.group("total")) if m.group("total") else None
+            lab = (gd.get("label") or "").strip() or label or text[:m.start()].strip(" :-\n")
+            out.append(DiceRead(m.group("expr").strip(), faces, total, lab))
+        if out:
+            return out
+    for tr in find_text_rolls(text):
+        lab = label or tr.label
+        out.append(DiceRead(tr.expression, tr.faces, tr.total, lab))
+    return out
+
+
+def _block_text(el: etree._Element, skip: etree._Element | None) -> str:
+    parts: list[str] = []
+
+    def walk(node: etree._Element) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            if isinstance(child.tag, str) and child is not skip and child.tag not in ("script", "style"):
+                if child.tag in ("br", "div", "p", "li", "tr"):
+                    parts.append("\n")
+                walk(child)
+                if child.tag in ("div", "p", "li", "tr"):
+                    parts.append("\n")
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(el)
+    return clean_lines(re.sub(r"[ \t\u00a0]+", " ", "".join(parts)))
+
+
+# --- building a Post from an adapter's pieces ------------------------------------------------------
+
+@dataclass
+class PostParts:
+    """What an adapter reads from one post's markup before the shared steps."""
+
+    id: str
+    element: etree._Element  # the whole post (digest)
+    body: etree._Element | None
+    author: str
+    author_id: str | None = None
+    date_text: str | None = None
+    timestamp: str | None = None  # already ISO (phpBB <time datetime>, api.php)
+    group: str | None = None  # member group text ("Master", "Giocatori")
+    edited_by: str | None = None
+    edited_text: str | None = None
+    anchor_url: str = ""
+    extra_rolls: list[Roll] = field(default_factory=list)
+
+
+_SCHEMA_FN: Callable | None = None
+_DAMAGE_FN: Callable | None = None
+
+
+def _schema_fn() -> Callable:
+    global _SCHEMA_FN
+    if _SCHEMA_FN is None:
+        from scraper.schema import parse_schema
+        _SCHEMA_FN = parse_schema
+    return _SCHEMA_FN
+
+
+def _damage_fn() -> Callable:
+    global _DAMAGE_FN
+    if _DAMAGE_FN is None:
+        from scraper.damage import parse_damage_calcs
+        _DAMAGE_FN = parse_damage_calcs
+    return _DAMAGE_FN
+
+
+def post_schema(scan: str, links: Sequence[tuple[str, str]], base_url: str) -> PostSchema | None:
+    """The schema of a post's own text (sheet link resolved against the page URL)."""
+    abs_links = tuple((txt, urljoin(base_url, href)) for href, txt in links)
+    try:
+        return _schema_fn()(scan, links=abs_links)
+    except TypeError:  # a parse_schema without the links keyword
+        return _schema_fn()(scan)
+
+
+def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
+    if config.is_gm_account(author):
+        return "gm_bot"
+    if config.is_master(author, group):
+        return "master"
+    return "player"
+
+
+def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str,
+               dice_test: DiceTest | None, with_text: PostText | None = None) -> Post:
+    """Shared steps: split the body, read dice blocks and text rolls, schema, damage, role, dates, digest."""
+    cfg = ctx.config
+    pt = with_text if with_text is not None else (
+        split_post(parts.body, dice_test=dice_test) if parts.body is not None else PostText("", ""))
+    patterns = cfg.compiled_dice_patterns()
+    # Rolls in post order: dice blocks sit at DICE_MARK lines of `marked`, text rolls at their spans.
+    placed: list[tuple[int, Roll]] = []
+    marks = [m.start() for m in re.finditer(DICE_MARK, pt.marked)] if pt.dice else []
+    for n, block in enumerate(pt.dice):
+        pos = marks[n] if n < len(marks) else len(pt.marked)
+        for d in read_dice_block(block, patterns):
+            placed.append((pos, make_roll(expression=d.expression, faces=d.faces, total=d.total, label=d.label,
+                                          source=source)))
+    text_source = source if cfg.text_rolls == "forum" else "typed_text"
+    for tr in find_text_rolls(pt.marked or pt.scan):
+        src = "typed_text" if tr.kind == "typed" else text_source
+        placed.append((tr.start, make_roll(expression=tr.expression, faces=tr.faces, total=tr.total,
+                                           label=tr.label.replace(DICE_MARK, "").strip(), source=src)))
+    placed.sort(key=lambda pr: pr[0])
+    rolls: list[Roll] = list(parts.extra_rolls) + [r for _, r in placed]
+    schema = post_schema(pt.scan, pt.links, ctx.url) if pt.scan else None
+    damage = tuple(_damage_fn()(pt.scan)) if pt.scan else ()
+    tz = cfg.tz
+    timestamp = parts.timestamp or parse_forum_date(parts.date_text, tz, now=ctx.now)
+    edited_at = parse_forum_date(parts.edited_text, tz, now=ctx.now) if parts.edited_text else None
+    return Post(
+        id=parts.id,
+        page=page,
+        url=parts.anchor_url,
+        author=parts.author,
+        author_id=parts.author_id,
+        timestamp=timestamp,
+        role=roles_for(parts.author, parts.group, cfg),  # type: ignore[arg-type]
+        edited_by=parts.edited_by,
+        edited_at=edited_at,
+        body=pt.text,
+        quotes=tuple(pt.quotes),
+        schema=schema,
+        rolls=tuple(rolls),
+        damage=damage,
+        character=(schema.character if schema is not None else None),
+        digest=source_digest(parts.element),
+    )
+
+
+_EDIT = re.compile(r"(?:edited by|modificato da|ultima modifica(?: di)?|modifié par)\s*:?\s*(.+?)\s*(?:[-–,]|\bil\b|\bon\b|$)\s*(.*)$",
+                   re.I | re.S)
+
+
+def parse_edit_note(text: str) -> tuple[str | None, str | None]:
+    """`"Edited by Kurogane - 3/11/2026, 22:10"` → ("Kurogane", "3/11/2026, 22:10")."""
+    m = _EDIT.search(text or "")
+    if not m:
+        return None, None
+    return m.group(1).strip() or None, m.group(2).strip() or None
+
+
+def page_urls_from_offsets(make_url: Callable[[int], str], page_size: int, last_offset: int) -> tuple[str, ...]:
+    return tuple(make_url(off) for off in range(0, last_offset + 1, page_size))
+
+
+# --- detection -------------------------------------------------------------------------------------
+
+def _adapters() -> list[Platform]:
+    from scraper.platforms.forumfree import ForumFree
+    from scraper.platforms.forumotion import Forumotion
+    from scraper.platforms.generic import Generic
+    from scraper.platforms.phpbb import PhpBB
+    return [ForumFree(), Forumotion(), PhpBB(), Generic()]
+
+
+def get_platform(name: str) -> Platform:
+    for a in _adapters():
+        if a.name == name:
+            return a
+    raise UnsupportedPlatform(f"piattaforma non supportata: {name!r}")
+
+
+def detect_platform(doc: etree._Element, url: str, forced: str | None = None) -> Platform:
+    """The adapter for this page: `forced` (config/--platform), else the most confident one.
+
+    Raises UnsupportedPlatform for an unknown forced name, NotAThread when no adapter (not even the
+    generic one) sees a thread.
+    """
+    if forced and forced != "auto":
+        return get_platform(forced)
+    best: tuple[float, Platform] | None = None
+    for adapter in _adapters():
+        score = adapter.detect(doc, url)
+        if score > 0 and (best is None or score > best[0]):
+            best = (score, adapter)
+    if best is None or best[0] < 0.2:
+        raise NotAThread("la pagina non sembra una discussione di un forum riconosciuto")
+    return best[1]
+
+
+def absolute(url: str, href: str | None) -> str | None:
+    return urljoin(url, href) if href else None
+
+
+def unique(items: Iterable[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for i in items:
+        seen.setdefault(i, None)
+    return tuple(seen)
+
+
+__all__ = [
+    "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
+    "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
+    "query_param", "host_of", "source_digest", "text_of", "page_urls_from_offsets", "absolute", "unique",
+    "replace",
+]

@@ -1,0 +1,99 @@
+"""Forum dates as written on Italian boards → ISO 8601 with the forum's offset (zoneinfo)."""
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone, tzinfo
+
+MONTHS = {
+    "gen": 1, "gennaio": 1, "feb": 2, "febbraio": 2, "mar": 3, "marzo": 3, "apr": 4, "aprile": 4,
+    "mag": 5, "maggio": 5, "giu": 6, "giugno": 6, "lug": 7, "luglio": 7, "ago": 8, "agosto": 8,
+    "set": 9, "sett": 9, "settembre": 9, "ott": 10, "ottobre": 10, "nov": 11, "novembre": 11,
+    "dic": 12, "dicembre": 12,
+    # English month names (phpBB and ForumFree in English)
+    "jan": 1, "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "jun": 6, "june": 6,
+    "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9, "oct": 10,
+    "october": 10, "november": 11, "dec": 12, "december": 12,
+}
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+_TIME = re.compile(r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?\s*(am|pm)?", re.I)
+_NUMERIC = re.compile(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})")
+_WORDED = re.compile(r"(\d{1,2})\s+([a-zA-Z]{3,10})\.?(?:\s+(\d{4}))?")
+_WORDED_EN = re.compile(r"([a-zA-Z]{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})")
+_RELATIVE = re.compile(r"\b(oggi|ieri|today|yesterday|aujourd'hui|hier)\b", re.I)
+
+
+def parse_forum_date(text: str | None, tz: tzinfo, *, now: datetime | None = None) -> str | None:
+    """`"2/11/2026, 21:14"`, `"Lun 2 Nov 2026 - 21:14"`, `"Oggi, 21:14"`, ISO … → ISO 8601 with offset.
+
+    Day/month/year order (Italian). Dates without an offset are local time of `tz`; "Oggi"/"Ieri" are
+    relative to `now` (the fetch time) in `tz`. Returns None when nothing date-like is there.
+    """
+    if not text:
+        return None
+    text = text.strip()
+    iso = _ISO.search(text)
+    if iso:
+        raw = iso.group(0).replace("Z", "+00:00")
+        try:
+            dt = datetime.fromisoformat(raw)
+        except ValueError:
+            dt = None
+        if dt is not None:
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=tz)
+            return dt.isoformat()
+    day: date | None = None
+    rel = _RELATIVE.search(text)
+    if rel:
+        ref = (now or datetime.now(timezone.utc)).astimezone(tz).date()
+        word = rel.group(1).lower()
+        day = ref if word in ("oggi", "today", "aujourd'hui") else ref - timedelta(days=1)
+    else:
+        m = _NUMERIC.search(text)
+        if m:
+            d, mo, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            y = y + 2000 if y < 100 else y
+            day = _safe_date(y, mo, d)
+        else:
+            for m in _WORDED.finditer(text):
+                mo = MONTHS.get(m.group(2).lower())
+                if mo:
+                    y = int(m.group(3)) if m.group(3) else (now or datetime.now(timezone.utc)).astimezone(tz).year
+                    day = _safe_date(y, mo, int(m.group(1)))
+                    break
+            if day is None:
+                m = _WORDED_EN.search(text)
+                if m and MONTHS.get(m.group(1).lower()):
+                    day = _safe_date(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)))
+    if day is None:
+        return None
+    # The time is after the date (avoid reading "2/11" as a time).
+    tail = text
+    if not rel:
+        for rx in (_NUMERIC, _WORDED, _WORDED_EN):
+            m = rx.search(text)
+            if m:
+                tail = text[m.end():]
+                break
+    t = _TIME.search(tail)
+    hh = mm = ss = 0
+    if t:
+        hh, mm, ss = int(t.group(1)), int(t.group(2)), int(t.group(3) or 0)
+        ampm = (t.group(4) or "").lower()
+        if ampm == "pm" and hh < 12:
+            hh += 12
+        elif ampm == "am" and hh == 12:
+            hh = 0
+        if not (0 <= hh < 24 and 0 <= mm < 60 and 0 <= ss < 60):
+            hh = mm = ss = 0
+    return datetime(day.year, day.month, day.day, hh, mm, ss, tzinfo=tz).isoformat()
+
+
+def _safe_date(y: int, m: int, d: int) -> date | None:
+    try:
+        return date(y, m, d)
+    except ValueError:
+        return None
+
+
+__all__ = ["parse_forum_date", "MONTHS"]

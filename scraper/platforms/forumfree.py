@@ -1,0 +1,247 @@
+"""ForumFree / ForumCommunity: current `li.post#ee<id>` layout, classic table skins, and api.php JSON."""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import lxml.html
+from lxml import etree
+
+from engine.history import Post
+from scraper.errors import NotAThread
+from scraper.htmltext import split_post
+from scraper.platforms.base import (
+    Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    parse_edit_note, query_param, text_of, unique, xp,
+)
+from scraper.platforms.config import ForumConfig
+
+PAGE_SIZE = 15  # ForumFree pages hold 15 posts (st= steps of 15)
+FF_HOSTS = ("forumfree.it", "forumfree.net", "forumcommunity.net", "blogfree.net", "forumcommunity.it")
+
+_MID = re.compile(r"MID=(\d+)", re.I)
+_GROUP_PREFIX = re.compile(r"^\s*(?:gruppo|group)\s*:\s*", re.I)
+_ENTRY = re.compile(r"^entry(\d+)$")
+_TITLE_SUFFIX = re.compile(r"\s*[|\-–]\s*[^|\-–]*$")
+
+X_POSTS = f"//li[{has_class('post')} and starts-with(@id, 'ee')]"
+X_CLASSIC_ANCHORS = "//a[starts-with(@name, 'entry')]"
+X_NICK = f".//*[{has_class('nick')}]//a[1] | .//*[{has_class('normalname')}]//a[1]"
+X_WHEN = f".//*[{has_class('when')}]"
+X_GROUP = f".//*[{has_class('u_group')}]"
+X_BODY = f".//td[{has_class('right')}]//table[{has_class('color')}]"
+X_CLASSIC_BODY = f".//div[{has_class('postcolor')} or {has_class('color')}]"
+X_EDIT = f".//*[{has_class('edit')}]"
+X_TITLE = f"//div[{has_class('title')}]//h1 | //div[{has_class('maintitle')}]"
+X_SECTION = "//*[contains(@class, 'navigation') or @id='navstrip']//a[contains(@href, 'f=')]"
+X_PAGE_LINKS = "//a[contains(@href, 'st=')]"
+
+
+def _is_ff_host(host: str) -> bool:
+    return any(host == h or host.endswith("." + h) for h in FF_HOSTS)
+
+
+class ForumFree:
+    name = "forumfree"
+
+    def detect(self, doc: etree._Element, url: str) -> float:
+        host_bonus = 0.05 if _is_ff_host(host_of(url)) else 0.0
+        if xp(X_POSTS)(doc):
+            return 0.9 + host_bonus
+        anchors = xp(X_CLASSIC_ANCHORS)(doc)
+        if anchors and xp(X_CLASSIC_BODY)(doc):
+            return 0.7 + host_bonus
+        return 0.0
+
+    # --- HTML --------------------------------------------------------------------------------------
+    def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
+        ctx = ParseContext(url=url, config=config, now=now)
+        tid = query_param(url, "t") or _tid_from_doc(doc)
+        st = _int(query_param(url, "st")) or 0
+        host = host_of(url)
+        page_no = st // PAGE_SIZE + 1
+        dice_test = dice_class_test(config.dice_classes)
+        source = "forum_roller"
+        posts: list[Post] = []
+        sel = config.selectors
+        post_els = xp(sel["post"])(doc) if "post" in sel else xp(X_POSTS)(doc)
+        skin = "ff-current"
+        if post_els:
+            for el in post_els:
+                pid = (el.get("id") or "")[2:] if (el.get("id") or "").startswith("ee") else _post_id(el)
+                if not pid:
+                    continue
+                parts = self._current_parts(el, pid, tid, st, host, sel)
+                posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
+        else:
+            skin = "ff-classic"
+            for anchor in xp(X_CLASSIC_ANCHORS)(doc):
+                m = _ENTRY.match(anchor.get("name") or "")
+                table = first(anchor, "ancestor::table[1]")
+                if not m or table is None:
+                    continue
+                parts = self._classic_parts(table, m.group(1), tid, st, host, sel)
+                posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
+        if not posts:
+            raise NotAThread("nessun messaggio trovato nella pagina ForumFree")
+        last_offset = max([st] + [_int(query_param(a.get("href") or "", "st")) or 0 for a in xp(X_PAGE_LINKS)(doc)])
+        page_count = last_offset // PAGE_SIZE + 1
+        urls = tuple(_page_url(host, tid, o) for o in range(0, last_offset + 1, PAGE_SIZE)) if tid else (url,)
+        nxt = _page_url(host, tid, st + PAGE_SIZE) if tid and st + PAGE_SIZE <= last_offset else None
+        title_el = first(doc, X_TITLE)
+        title = text_of(title_el) if title_el is not None else _title_from_head(doc)
+        section_el = first(doc, X_SECTION)
+        section = query_param(section_el.get("href") or "", "f") if section_el is not None else None
+        return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
+                    page=page_no, page_count=page_count, page_size=PAGE_SIZE, last_offset=last_offset,
+                    page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
+
+    def _current_parts(self, el: etree._Element, pid: str, tid: str | None, st: int, host: str,
+                       sel: dict) -> PostParts:
+        nick = first(el, sel.get("author", X_NICK))
+        when = first(el, sel.get("date", X_WHEN))
+        group_el = first(el, sel.get("group", X_GROUP))
+        body = first(el, sel.get("body", X_BODY))
+        edit_el = first(el, X_EDIT)
+        edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
+        date_text = None
+        if when is not None:
+            date_text = when.get("title") or text_of(when)
+        return PostParts(
+            id=pid, element=el, body=body, author=text_of(nick) if nick is not None else "",
+            author_id=_mid(nick), date_text=date_text,
+            group=_GROUP_PREFIX.sub("", text_of(group_el)) if group_el is not None else None,
+            edited_by=edited_by, edited_text=edited_text, anchor_url=_post_url(host, tid, st, pid),
+        )
+
+    def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, host: str,
+                       sel: dict) -> PostParts:
+        nick = first(table, sel.get("author", X_NICK))
+        body = first(table, sel.get("body", X_CLASSIC_BODY))
+        if body is not None and "body" not in sel:
+            # Old IPB quotes close the body div and reopen it after the quote table: read the whole cell.
+            cell = first(body, "ancestor::td[1]")
+            body = cell if cell is not None else body
+        date_text = None
+        group = None
+        for det in xp(f".//span[{has_class('postdetails')}]")(table):
+            t = text_of(det)
+            if "Inviato" in t or "Posted" in t:
+                date_text = re.sub(r"^.*?(?:Inviato il|Posted on|Posted)\s*:?", "", t)
+            elif "Gruppo" in t or "Group" in t:
+                m = re.search(r"(?:Gruppo|Group)\s*:\s*(.+?)(?:\s+(?:Messaggi|Posts)\b|$)", t)
+                group = m.group(1).strip() if m else None
+        edit_el = first(table, X_EDIT)
+        edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
+        return PostParts(
+            id=pid, element=table, body=body, author=text_of(nick) if nick is not None else "",
+            author_id=_mid(nick), date_text=date_text, group=group, edited_by=edited_by,
+            edited_text=edited_text, anchor_url=_post_url(host, tid, st, pid),
+        )
+
+    # --- api.php JSON --------------------------------------------------------------------------------
+    def parse_api(self, data: Any, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
+        """A `/api.php?t=<tid>&st=<offset>` document (already decoded JSON or its text)."""
+        if isinstance(data, (bytes, str)):
+            try:
+                data = json.loads(data)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise NotAThread(f"risposta api.php non valida: {exc}") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            raise NotAThread("la risposta api.php non contiene messaggi")
+        info = data.get("info") if isinstance(data.get("info"), dict) else {}
+        ctx = ParseContext(url=url, config=config, now=now)
+        host = host_of(url)
+        tid = str(info.get("t") or query_param(url, "t") or "") or None
+        st = _int(str(info.get("st"))) if info.get("st") is not None else (_int(query_param(url, "st")) or 0)
+        st = st or 0
+        per_page = _int(str(info.get("per_page"))) or PAGE_SIZE
+        page_no = st // per_page + 1
+        dice_test = dice_class_test(config.dice_classes)
+        posts: list[Post] = []
+        for msg in data["messages"]:
+            if not isinstance(msg, dict) or msg.get("id") is None:
+                continue
+            pid = str(msg["id"])
+            user = msg.get("user") if isinstance(msg.get("user"), dict) else {}
+            minfo = msg.get("info") if isinstance(msg.get("info"), dict) else {}
+            content = msg.get("content") if isinstance(msg.get("content"), str) else ""
+            body = lxml.html.fragment_fromstring(content or "<br>", create_parent="div")
+            edit = minfo.get("edit") if isinstance(minfo.get("edit"), dict) else {}
+            parts = PostParts(
+                id=pid, element=body, body=body, author=str(user.get("name") or ""),
+                author_id=str(user["id"]) if user.get("id") is not None else None,
+                date_text=str(minfo.get("date") or "") or None,
+                group=str(user.get("group")) if user.get("group") else None,
+                edited_by=str(edit["user"]) if edit.get("user") else None,
+                edited_text=str(edit["date"]) if edit.get("date") else None,
+                anchor_url=_post_url(host, tid, st, pid),
+            )
+            posts.append(build_post(parts, page=page_no, ctx=ctx, source="forum_roller", dice_test=dice_test,
+                                    with_text=split_post(body, dice_test=dice_test)))
+        if not posts:
+            raise NotAThread("nessun messaggio nella risposta api.php")
+        pages = _int(str(info.get("pages"))) or page_no
+        last_offset = (pages - 1) * per_page
+        urls = tuple(f"https://{host}/api.php?t={tid}&st={o}" for o in range(0, last_offset + 1, per_page))
+        nxt = f"https://{host}/api.php?t={tid}&st={st + per_page}" if st + per_page <= last_offset else None
+        return Page(url=url, platform=self.name, skin="ff-api", host=host, thread_id=tid,
+                    title=str(info.get("title")) if info.get("title") else None, page=page_no, page_count=pages,
+                    page_size=per_page, last_offset=last_offset, page_urls=urls, next_url=nxt,
+                    posts=tuple(posts), section=str(info["f"]) if info.get("f") is not None else None)
+
+
+def _int(s: str | None) -> int | None:
+    if s is None:
+        return None
+    s = s.strip()
+    return int(s) if s.isdigit() else None
+
+
+def _mid(a: etree._Element | None) -> str | None:
+    if a is None:
+        return None
+    m = _MID.search(a.get("href") or "")
+    return m.group(1) if m else None
+
+
+def _post_id(el: etree._Element) -> str | None:
+    a = first(el, ".//a[starts-with(@id, 'entry') or starts-with(@name, 'entry')]")
+    if a is None:
+        return None
+    m = re.search(r"\d+", a.get("id") or a.get("name") or "")
+    return m.group(0) if m else None
+
+
+def _tid_from_doc(doc: etree._Element) -> str | None:
+    for script in xp("//script[contains(., 'ff_t')]")(doc):
+        m = re.search(r"ff_t\s*=\s*(\d+)", script.text or "")
+        if m:
+            return m.group(1)
+    body = first(doc, "//body")
+    if body is not None:
+        m = re.search(r"\bt(\d+)\b", body.get("class") or "")
+        if m:
+            return m.group(1)
+    return None
+
+
+def _title_from_head(doc: etree._Element) -> str | None:
+    t = first(doc, "//title")
+    if t is None:
+        return None
+    return _TITLE_SUFFIX.sub("", text_of(t)) or None
+
+
+def _page_url(host: str, tid: str | None, st: int) -> str:
+    return f"https://{host}/?t={tid}" + (f"&st={st}" if st else "")
+
+
+def _post_url(host: str, tid: str | None, st: int, pid: str) -> str:
+    return _page_url(host, tid, st) + f"#entry{pid}"
+
+
+__all__ = ["ForumFree", "PAGE_SIZE"]

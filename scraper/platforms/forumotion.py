@@ -1,0 +1,279 @@
+"""Forumotion (forumattivo): phpbb2 / phpbb3 / invision templates, Game-Master dice posts paired with the
+player post they answer."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime
+from typing import Sequence
+
+from lxml import etree
+
+from engine.history import Post, Roll
+from scraper.dicetag import make_roll
+from scraper.errors import NotAThread
+from scraper.platforms.base import (
+    Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    parse_edit_note, text_of, xp,
+)
+from scraper.platforms.config import ForumConfig
+
+FM_HOSTS = ("forumattivo.com", "forumattivo.it", "forumfree.forumattivo.com", "forumotion.com",
+            "forumactif.com", "forumactif.org", "forumotion.net", "forumgratuit.org", "forumcommunity.forumattivo.com",
+            "forumotion.eu", "editboard.com", "forumeiros.com")
+
+_TOPIC_URL = re.compile(r"/t(\d+)(?:p(\d+))?-([^/?#]*)")
+_UID = re.compile(r"/u(\d+)")
+_POST_ID = re.compile(r"^p(\d+)$")
+_MEMBER = re.compile(r"(?:membro|member|membre|usuário|miembro)\s*['‘’\"]\s*(.+?)\s*['‘’\"]", re.I)
+_DIE_SRC = re.compile(r"d(\d+)[_-](\d+)\.(?:png|gif|jpe?g|webp)", re.I)
+_DIE_NAME = re.compile(r"['‘’\"]\s*([^'‘’\"]+?)\s*['‘’\"]")
+_SIDES_IN_NAME = re.compile(r"\(?\s*[dD](\d+)\s*\)?\s*$")
+_LABEL_LINE = re.compile(r"^\s*(?:lancio|lanci|tiro|dado|dadi)\s*[:\-]\s*(.+?)\s*$", re.I)
+_VS_LINE = re.compile(r"^\s*([A-Za-zÀ-ÿ][^\n]{0,80}?\([^()\n]*\b(?:vs|contro)\b[^()\n]*\)\s*:.*)$", re.I)
+
+X_POST_ANY = "//*[starts-with(@id, 'p') and contains(@class, 'post')]"
+X_GENERATOR = "//meta[@name='generator' and contains(@content, 'orumotion')]"
+X_ILLIWEB = "//script[contains(@src, 'illiweb.com')] | //img[contains(@src, 'illiweb.com')]"
+X_PAGE_LINKS = "//a[contains(@href, '/t')]"
+X_TITLE = f"//h1[{has_class('page-title')}] | //*[{has_class('maintitle')}]//h1"
+X_SECTION = f"//*[{has_class('navbar')} or {has_class('nav')}]//a[contains(@href, '/f')]"
+
+TEMPLATES = {
+    "phpbb3": {
+        "author": f".//p[{has_class('author')}]//strong",
+        "date": f".//p[{has_class('author')}]",
+        "body": f".//div[{has_class('content')}]",
+        "group": f".//dl[{has_class('postprofile')}]/dd[1]",
+    },
+    "phpbb2": {
+        "author": f".//span[{has_class('name')}]//strong",
+        "date": f".//span[{has_class('post-date')}]",
+        "body": f".//div[{has_class('postbody')}]",
+        "group": f".//span[{has_class('poster-profile')}]",
+    },
+    "invision": {
+        "author": f".//h4[{has_class('author')}]",
+        "date": f".//span[{has_class('post-date')}]",
+        "body": f".//div[{has_class('postbody')}]",
+        "group": f".//div[{has_class('postprofile-rank')}]",
+    },
+}
+
+
+def _skin(doc: etree._Element) -> str:
+    if xp(f"//*[{has_class('post-entry')}]")(doc):
+        return "invision"
+    if xp("//tr[contains(@class, 'post') and starts-with(@id, 'p')]")(doc):
+        return "phpbb2"
+    return "phpbb3"
+
+
+def _is_fm_host(host: str) -> bool:
+    return any(host == h or host.endswith("." + h) for h in FM_HOSTS)
+
+
+class Forumotion:
+    name = "forumotion"
+
+    def detect(self, doc: etree._Element, url: str) -> float:
+        signals = 0
+        if xp(X_GENERATOR)(doc):
+            signals += 2
+        if xp(X_ILLIWEB)(doc):
+            signals += 1
+        if _is_fm_host(host_of(url)):
+            signals += 1
+        if _TOPIC_URL.search(url):
+            signals += 1
+        if not signals:
+            return 0.0
+        posts = [p for p in xp(X_POST_ANY)(doc) if _POST_ID.match(p.get("id") or "")]
+        if not posts:
+            return 0.0
+        return min(0.5 + 0.12 * signals, 0.97)
+
+    def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
+        ctx = ParseContext(url=url, config=config, now=now)
+        host = host_of(url)
+        m = _TOPIC_URL.search(url)
+        tid = m.group(1) if m else None
+        offset = int(m.group(2)) if m and m.group(2) else 0
+        slug = m.group(3) if m else ""
+        skin = config.skin if config.skin in TEMPLATES else _skin(doc)
+        sel = {**TEMPLATES[skin], **config.selectors}
+        dice_test = dice_class_test(config.dice_classes)
+        offsets = {offset}
+        for a in xp(X_PAGE_LINKS)(doc):
+            lm = _TOPIC_URL.search(a.get("href") or "")
+            if lm and (tid is None or lm.group(1) == tid):
+                offsets.add(int(lm.group(2) or 0))
+        nonzero = sorted(o for o in offsets if o)
+        step = nonzero[0] if nonzero else None
+        page_no = offset // step + 1 if step else 1
+        post_els = xp(sel["post"])(doc) if "post" in sel else [
+            p for p in xp(X_POST_ANY)(doc) if _POST_ID.match(p.get("id") or "")]
+        base = f"https://{host}/t{tid}" if tid else url
+        page_url = f"{base}p{offset}-{slug}" if offset else f"{base}-{slug}"
+        posts: list[Post] = []
+        for el in post_els:
+            pid = (el.get("id") or "")[1:]
+            if not pid.isdigit():
+                continue
+            author_el = first(el, sel["author"])
+            link = first(author_el, ".//a[@href]") if author_el is not None else None
+            if link is None and author_el is not None and author_el.tag == "a":
+                link = author_el
+            author = text_of(author_el)
+            uid = _UID.search(link.get("href") or "") if link is not None else None
+            date_el = first(el, sel["date"])
+            date_text = text_of(date_el)
+            if author and date_text.startswith("da " + author):
+                date_text = date_text[len(author) + 3:]
+            group_el = first(el, sel["group"])
+            group = text_of(group_el).split(" Messaggi")[0].strip() if group_el is not None else None
+            body = first(el, sel["body"])
+            edit_el = first(el, f".//*[{has_class('edited-by')}]")
+            edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
+            extra: list[Roll] = []
+            if config.is_gm_account(author) and body is not None:
+                extra = gm_rolls(body)
+            parts = PostParts(id=pid, element=el, body=body, author=author,
+                              author_id=uid.group(1) if uid else None, date_text=date_text, group=group or None,
+                              edited_by=edited_by, edited_text=edited_text, anchor_url=f"{page_url}#{pid}",
+                              extra_rolls=extra)
+            posts.append(build_post(parts, page=page_no, ctx=ctx, source="forumotion_gm", dice_test=dice_test))
+        if not posts:
+            raise NotAThread("nessun messaggio trovato nella pagina Forumotion")
+        last = max(offsets)
+        urls: tuple[str, ...] = (url,)
+        if tid and step:
+            urls = tuple((f"{base}p{o}-{slug}" if o else f"{base}-{slug}") for o in range(0, last + 1, step))
+        elif tid:
+            urls = (f"{base}-{slug}",)
+        nxt = next((u for u in urls[page_no:page_no + 1]), None) if step else None
+        title_el = first(doc, X_TITLE)
+        title = text_of(title_el) if title_el is not None else text_of(first(doc, "//title"))
+        sm = next((m for m in (re.search(r"/f(\d+)", a.get("href") or "") for a in xp(X_SECTION)(doc)) if m), None)
+        return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
+                    page=page_no, page_count=(last // step + 1) if step else 1, page_size=step,
+                    last_offset=last, page_urls=urls, next_url=nxt, posts=tuple(posts),
+                    section=sm.group(1) if sm else None)
+
+
+def gm_rolls(body: etree._Element) -> list[Roll]:
+    """Rolls of a Game-Master message: one line per roll, `#1 'Attacco (d12)' : <img …d12_7.png>`.
+
+    Faces come from the image alt/title, else from the image name; sides from the image name, else from
+    the die name. The total is the sum of the faces (Forumotion shows no constant). Labels are the die
+    names until pairing gives them the player's label line.
+    """
+    lines: list[list[object]] = [[]]
+
+    def walk(el: etree._Element) -> None:
+        if el.text:
+            lines[-1].append(el.text)
+        for child in el:
+            if isinstance(child.tag, str):
+                tag = child.tag.lower()
+                if tag == "img":
+                    lines[-1].append(child)
+                elif tag in ("br", "div", "p", "li", "tr"):
+                    lines.append([])
+                    walk(child)
+                    if tag != "br":
+                        lines.append([])
+                elif tag not in ("script", "style"):
+                    walk(child)
+            if child.tail:
+                lines[-1].append(child.tail)
+
+    walk(body)
+    rolls: list[Roll] = []
+    for line in lines:
+        imgs = [x for x in line if not isinstance(x, str)]
+        if not imgs:
+            continue
+        head = " ".join(x for x in line if isinstance(x, str))
+        faces: list[int] = []
+        sides: int | None = None
+        for img in imgs:
+            src_m = _DIE_SRC.search(img.get("src") or "")
+            face_txt = (img.get("alt") or img.get("title") or "").strip()
+            if face_txt.isdigit():
+                faces.append(int(face_txt))
+            elif src_m:
+                faces.append(int(src_m.group(2)))
+            else:
+                continue
+            if src_m and sides is None:
+                sides = int(src_m.group(1))
+        if not faces:
+            continue
+        name_m = _DIE_NAME.search(head)
+        name = name_m.group(1).strip() if name_m else head.strip(" :#0123456789")
+        if sides is None:
+            sm = _SIDES_IN_NAME.search(name)
+            sides = int(sm.group(1)) if sm else None
+        label = _SIDES_IN_NAME.sub("", name).strip() if name else ""
+        expression = f"{len(faces)}d{sides}" if sides else f"{len(faces)}d?"
+        rolls.append(make_roll(expression=expression, faces=faces, total=sum(faces), label=label,
+                               source="forumotion_gm"))
+    return rolls
+
+
+def _label_lines(body: str) -> list[str]:
+    lines = [m.group(1) for m in (_LABEL_LINE.match(ln) for ln in body.split("\n")) if m]
+    if lines:
+        return lines
+    return [m.group(1).strip() for m in (_VS_LINE.match(ln) for ln in body.split("\n")) if m]
+
+
+def pair_gm_posts(posts: Sequence[Post], config: ForumConfig) -> tuple[Post, ...]:
+    """Move each Game-Master post's rolls onto the player post it answers (idempotent).
+
+    The answered post is the nearest earlier non-GM post by the member the message names (else the
+    nearest earlier non-GM post). Each die gets the player's label line whose action matches its name,
+    else the next unused one, in order. The GM post keeps no rolls and records `answers`.
+    """
+    out = list(posts)
+    for i, gm in enumerate(out):
+        if gm.role != "gm_bot" or gm.answers is not None or not gm.rolls:
+            continue
+        mm = _MEMBER.search(gm.body)
+        member = mm.group(1).strip() if mm else None
+        target = None
+        for j in range(i - 1, max(-1, i - 8), -1):
+            cand = out[j]
+            if cand.role == "gm_bot":
+                continue
+            if member is None or cand.author.casefold() == member.casefold():
+                target = j
+                break
+        if target is None:
+            continue
+        player = out[target]
+        labels = _label_lines(player.body)
+        used: set[int] = set()
+        new_rolls = []
+        for roll in gm.rolls:
+            pick = None
+            name = (roll.label or "").casefold()
+            for k, lab in enumerate(labels):
+                if k not in used and name and lab.casefold().startswith(name):
+                    pick = k
+                    break
+            if pick is None:
+                pick = next((k for k in range(len(labels)) if k not in used), None)
+            label = roll.label
+            if pick is not None:
+                used.add(pick)
+                label = labels[pick]
+            new_rolls.append(make_roll(expression=roll.expression, faces=roll.faces, total=roll.total,
+                                       label=label, source="forumotion_gm"))
+        out[target] = replace(player, rolls=player.rolls + tuple(new_rolls))
+        out[i] = replace(gm, rolls=(), answers=player.id)
+    return tuple(out)
+
+
+__all__ = ["Forumotion", "gm_rolls", "pair_gm_posts", "TEMPLATES"]

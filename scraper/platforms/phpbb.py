@@ -1,0 +1,129 @@
+"""phpBB 3.x prosilver: `div#p<id>.post`, `dl.postprofile`, `div.content`, fancydice-style `div.dicebox`."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime
+from urllib.parse import urljoin
+
+from lxml import etree
+
+from engine.history import Post
+from scraper.errors import NotAThread
+from scraper.platforms.base import (
+    Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    parse_edit_note, query_param, text_of, xp,
+)
+from scraper.platforms.config import ForumConfig
+
+# fancydice renders `1d12+6 => 7 => 13` (the admin can change the pattern: see docs/forum-config.md).
+DICEBOX_PATTERN = (r"(?P<expr>\d{0,3}\s?[dD]\s?\d{1,4}(?:\s*[+-]\s*\d{1,5})*)\s*=>\s*"
+                   r"(?P<faces>\d{1,4}(?:\s*[,+ ]\s*\d{1,4}){0,99})\s*=>\s*(?P<total>-?\d{1,6})")
+
+X_POSTS = f"//div[{has_class('post')} and starts-with(@id, 'p')]"
+X_AUTHOR = (f".//dl[{has_class('postprofile')}]//a[{has_class('username')} or {has_class('username-coloured')}]"
+            f" | .//p[{has_class('author')}]//a[{has_class('username')} or {has_class('username-coloured')}]"
+            f" | .//dl[{has_class('postprofile')}]//*[{has_class('username')} or {has_class('username-coloured')}]")
+X_TIME = f".//p[{has_class('author')}]//time"
+X_AUTHOR_LINE = f".//p[{has_class('author')}]"
+X_RANK = f".//dd[{has_class('profile-rank')}]"
+X_BODY = f".//div[{has_class('content')}]"
+X_NOTICE = f".//div[{has_class('notice')}]"
+X_TITLE = f"//h2[{has_class('topic-title')}]"
+X_PAGE_LINKS = "//a[contains(@href, 'viewtopic.php') and contains(@href, 'start=')]"
+X_SECTION = "//*[contains(@class, 'breadcrumbs')]//a[contains(@href, 'viewforum.php')]"
+
+
+class PhpBB:
+    name = "phpbb"
+
+    def detect(self, doc: etree._Element, url: str) -> float:
+        posts = [p for p in xp(X_POSTS)(doc) if re.fullmatch(r"p\d+", p.get("id") or "")]
+        if not posts:
+            return 0.0
+        score = 0.5
+        if xp(f"//dl[{has_class('postprofile')}]")(doc):
+            score += 0.15
+        if xp("//a[contains(@href, 'memberlist.php')]")(doc) or "viewtopic.php" in url:
+            score += 0.25
+        body = first(doc, "//body")
+        if body is not None and "section-viewtopic" in (body.get("class") or ""):
+            score += 0.05
+        return min(score, 0.95)
+
+    def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
+        if not config.dice_patterns:
+            config = replace(config, dice_patterns=(DICEBOX_PATTERN,))
+        ctx = ParseContext(url=url, config=config, now=now)
+        host = host_of(url)
+        tid = query_param(url, "t")
+        title_el = first(doc, X_TITLE)
+        if tid is None and title_el is not None:
+            a = first(title_el, ".//a[@href]")
+            tid = query_param(a.get("href") or "", "t") if a is not None else None
+        start = int(query_param(url, "start") or 0) if (query_param(url, "start") or "0").isdigit() else 0
+        starts = {start}
+        for a in xp(X_PAGE_LINKS)(doc):
+            s = query_param(a.get("href") or "", "start")
+            if s and s.isdigit():
+                starts.add(int(s))
+        nonzero = sorted(s for s in starts if s)
+        step = nonzero[0] if nonzero else config.page_size
+        page_no = start // step + 1 if step else 1
+        sel = config.selectors
+        dice_test = dice_class_test(config.dice_classes)
+        posts: list[Post] = []
+        for el in (xp(sel["post"])(doc) if "post" in sel else xp(X_POSTS)(doc)):
+            pid = (el.get("id") or "")[1:]
+            if not pid.isdigit():
+                continue
+            author_el = first(el, sel.get("author", X_AUTHOR))
+            uid = query_param(author_el.get("href") or "", "u") if author_el is not None else None
+            time_el = first(el, X_TIME)
+            timestamp = None
+            date_text = None
+            if time_el is not None and time_el.get("datetime"):
+                from scraper.platforms.dates import parse_forum_date
+
+                timestamp = parse_forum_date(time_el.get("datetime"), config.tz)
+            else:
+                line = first(el, sel.get("date", X_AUTHOR_LINE))
+                date_text = text_of(line).split("»")[-1] if line is not None else None
+            rank = first(el, sel.get("group", X_RANK))
+            notice = first(el, X_NOTICE)
+            edited_by, edited_text = parse_edit_note(text_of(notice)) if notice is not None else (None, None)
+            parts = PostParts(
+                id=pid, element=el, body=first(el, sel.get("body", X_BODY)), author=text_of(author_el),
+                author_id=uid, date_text=date_text, timestamp=_local(timestamp, config), group=text_of(rank) or None,
+                edited_by=edited_by, edited_text=edited_text,
+                anchor_url=f"https://{host}/viewtopic.php?p={pid}#p{pid}",
+            )
+            posts.append(build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test))
+        if not posts:
+            raise NotAThread("nessun messaggio trovato nella pagina phpBB")
+        last = max(starts)
+
+        def page_url(s: int) -> str:
+            return f"https://{host}/viewtopic.php?t={tid}" + (f"&start={s}" if s else "")
+
+        urls = tuple(page_url(s) for s in range(0, last + 1, step)) if (tid and step) else (url,)
+        nxt = page_url(start + step) if (tid and step and start + step <= last) else None
+        sec = first(doc, X_SECTION)
+        section = query_param(urljoin(url, sec.get("href") or ""), "f") if sec is not None else None
+        return Page(url=url, platform=self.name, skin="prosilver", host=host, thread_id=tid,
+                    title=(text_of(title_el) if title_el is not None else None) or None, page=page_no,
+                    page_count=(last // step + 1) if step else 1, page_size=step, last_offset=last,
+                    page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
+
+
+def _local(iso: str | None, config: ForumConfig) -> str | None:
+    """phpBB writes UTC in <time datetime>; show it in the forum's timezone (same instant)."""
+    if iso is None:
+        return None
+    try:
+        return datetime.fromisoformat(iso).astimezone(config.tz).isoformat()
+    except ValueError:
+        return iso
+
+
+__all__ = ["PhpBB", "DICEBOX_PATTERN"]

@@ -1,0 +1,336 @@
+"""The post schema ("Schema Post"): sheet link, pools (PV/PE/…), stats and the Registro, read from post text."""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping, Sequence
+
+from engine.history import PostSchema, RegistroEntry, Resource, Stat
+
+from scraper.dicetag import clean_markup
+
+# Lowercased alias → canonical pool name. Clashes between rulesets, resolved here once:
+# * "PF" is Punti Fatica in `poteri` and Punti Ferita in `starfinder`: both are canonical "PF"; the
+#   ruleset in use says which one it is (a thread plays one system).
+# * `cosmo` calls its health "Punti Salute" and abbreviates it PV in its own text, so "punti salute" → "PV";
+#   "PS" stays starfinder's Punti Stamina.
+RESOURCE_ALIASES: dict[str, str] = {
+    "pv": "PV", "punti vita": "PV", "vita": "PV", "hp": "PV", "punti salute": "PV", "salute": "PV",
+    "pe": "PE", "punti energia": "PE", "energia": "PE",
+    "pf": "PF", "punti fatica": "PF", "fatica": "PF", "punti ferita": "PF",
+    "pd": "PD", "punti danno": "PD",
+    "ps": "PS", "punti stamina": "PS", "stamina": "PS", "sp": "PS",
+    "pr": "PR", "punti risolutezza": "PR", "risolutezza": "PR", "rp": "PR",
+    "cosmo": "Cosmo", "punti cosmo": "Cosmo",
+}
+
+# Stat names the four rulesets and common sheets use. Unknown capitalised names are accepted only in the
+# unambiguous `Nome N (+M)` form.
+STAT_NAMES: tuple[str, ...] = (
+    "Forza", "Destrezza", "Costituzione", "Intelligenza", "Saggezza", "Carisma", "Volontà", "Mente",
+    "Resistenza", "Reattività", "Agilità", "Velocità", "Percezione", "Spirito", "Tempra", "Riflessi",
+    "Precisione", "Reiatsu", "Concentrazione", "Fortuna", "Vigore", "Intuito", "Tecnica", "Potere",
+)
+_STAT_CANON = {n.lower(): n for n in STAT_NAMES}
+_STAT_CANON.update({"volonta": "Volontà", "volonta'": "Volontà", "reattivita": "Reattività",
+                    "reattivita'": "Reattività", "agilita": "Agilità", "velocita": "Velocità"})
+
+_W = r"A-Za-zÀ-ÖØ-öø-ÿ"  # letters, with the accented ones Italian uses
+_MAX_LINE = 300  # schema lines are short; prose paragraphs are skipped for pools and stats
+
+
+def _alias_pattern(aliases: Mapping[str, str]) -> str:
+    names = sorted((re.escape(a).replace(r"\ ", r"\s+") for a in aliases), key=len, reverse=True)
+    return "(?:" + "|".join(names) + ")"
+
+
+def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
+    alias = _alias_pattern(aliases)
+    stat = "(?:" + "|".join(sorted((re.escape(k) for k in _STAT_CANON), key=len, reverse=True)) + ")"
+    return {
+        # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44"
+        "pool": re.compile(
+            rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?[:=\-|]?\s*(?P<cur>-?\d{{1,6}})"
+            rf"(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?(?![\d{_W}])",
+            re.IGNORECASE),
+        # "44/52 PV"
+        "pool_after": re.compile(
+            rf"(?<![\d+\-{_W}])(?P<cur>\d{{1,6}})(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?\s*(?P<name>{alias})"
+            rf"(?![{_W}])", re.IGNORECASE),
+        "stat": re.compile(
+            rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*[:|]?\s*(?P<base>\d{{1,5}})(?![\d.,]\d)"
+            rf"(?:\s*\(\s*(?P<bonus>[+-]?\s*\d{{1,5}})\s*\))?",
+            re.IGNORECASE),
+        # A table cell holding only a pool or stat name: its value is in the next cell (next line).
+        "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),
+        "stat_any": re.compile(
+            rf"(?<![{_W}])(?P<name>[A-ZÀ-Ý][{_W}']{{2,30}}(?: [A-ZÀ-Ý][{_W}']{{2,30}})?)\s*:?\s*(?P<base>\d{{1,5}})"
+            rf"\s*\(\s*(?P<bonus>[+-]\s*\d{{1,5}})\s*\)"),
+        # Registro entries, sign first ("-8 PV [..]", "-5 PE: Freccia Sacra") or pool first ("PE -5 (..)")
+        "entry_a": re.compile(
+            rf"(?P<amt>[+-]\s*\d{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>[^;]*)",
+            re.IGNORECASE),
+        "entry_b": re.compile(
+            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*:?\s*(?P<amt>[+-]\s*\d{{1,6}})(?!\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
+            re.IGNORECASE),
+    }
+
+
+_PATTERNS = _compile(RESOURCE_ALIASES)
+_PATTERN_CACHE: dict[int, tuple[Mapping[str, str], dict[str, re.Pattern[str]]]] = {}
+
+_REGISTRO_HEAD = re.compile(r"^\W{0,3}registro\b\s*[:\-]?\s*(?P<rest>.*)$", re.IGNORECASE)
+_EMPTY_REGISTRO = re.compile(
+    r"^\W{0,3}(?:nessun[ao]?\s+(?:modific\w*|cambiament\w*|variazion\w*)|nessuna|niente|vuoto|n/?a|/|-+|—)?\W{0,3}$",
+    re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]?\s*\d)|-\s+(?=[A-Za-z]))\s*")
+_LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
+_SECTION = re.compile(rf"^\W{{0,3}}[{_W}][{_W} ']{{1,30}}:\s*$")
+_SKIP_LINE = re.compile(r"=|\[dice|calcolo|\bvs\b|\bcontro\b|\bdann[oi]\b", re.IGNORECASE)
+_NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
+                   re.IGNORECASE)
+_URL_IN_TEXT = re.compile(r"(?i)scheda\W{0,20}(https?://[^\s\"'<>\]]{1,500})")
+_HAS_DIGIT = re.compile(r"\d")
+_HINT = re.compile(r"registro|scheda", re.IGNORECASE)
+
+
+def _patterns(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
+    if aliases is RESOURCE_ALIASES:
+        return _PATTERNS
+    cached = _PATTERN_CACHE.get(id(aliases))
+    if cached is None or cached[0] is not aliases:
+        cached = (aliases, _compile({k.lower(): v for k, v in aliases.items()}))
+        _PATTERN_CACHE[id(aliases)] = cached
+    return cached[1]
+
+
+def _canon(name: str, aliases: Mapping[str, str]) -> str:
+    key = " ".join(name.lower().split())
+    return aliases.get(key) or RESOURCE_ALIASES.get(key) or name.upper()
+
+
+def _signed(text: str) -> int:
+    return int(text.replace(" ", ""))
+
+
+def _clean_label(label: str) -> str:
+    label = label.strip(" \t.,;:-")
+    m = _LABEL_WRAP.match(label)
+    if m:
+        label = m.group(1)
+    return label.strip()
+
+
+def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIASES) -> RegistroEntry | None:
+    """One Registro entry: `-8 PV [Artigli Affilati di Hollow]`, `PE -5 (Freccia Sacra)`, `+4 PV (Cura)`.
+
+    None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
+    """
+    if not isinstance(line, str) or not _HAS_DIGIT.search(line):
+        return None
+    raw = line.strip()
+    text = _BULLET.sub("", clean_markup(line[:_MAX_LINE * 4]))
+    pats = _patterns(aliases)
+    m = pats["entry_a"].match(text) or pats["entry_b"].match(text)
+    if not m:
+        return None
+    try:
+        amount = _signed(m.group("amt"))
+    except ValueError:
+        return None
+    return RegistroEntry(amount=amount, resource=_canon(m.group("res"), aliases),
+                         label=_clean_label(m.group("label")), raw=raw)
+
+
+def _registro_entries(text: str, aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
+    """Entries of one Registro line (several may share it, split by `;` or `,`), None if none parse."""
+    text = _BULLET.sub("", text)
+    parts = [p for p in re.split(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)", text) if p.strip()]
+    entries = []
+    for p in parts:
+        e = parse_registro_line(p, aliases=aliases)
+        if e is None:
+            return None
+        entries.append(e)
+    return entries or None
+
+
+def _pick_sheet(links: Iterable[object], text_lines: Sequence[str], pattern: re.Pattern[str] | None) -> str | None:
+    hrefs: list[tuple[str, str]] = []
+    for link in links or ():
+        if isinstance(link, str):
+            hrefs.append(("", link))
+        elif isinstance(link, (tuple, list)) and len(link) == 2:
+            a, b = link
+            # (text, href) or (href, text): the href is the one that looks like a URL.
+            if isinstance(b, str) and ("/" in b or b.startswith("http")):
+                hrefs.append((str(a or ""), b))
+            elif isinstance(a, str):
+                hrefs.append((str(b or ""), a))
+    for text, href in hrefs:
+        if pattern is not None:
+            if pattern.search(href) or pattern.search(text):
+                return href
+        elif "scheda" in href.lower() or "scheda" in text.lower() or "sheet" in href.lower():
+            return href
+    for line in text_lines:
+        if "cheda" in line:
+            m = _URL_IN_TEXT.search(line)
+            if m:
+                return m.group(1).rstrip(".,;)")
+    return None
+
+
+_DIGITS_SIGNS = frozenset("0123456789+-[<")
+_WORD = re.compile(rf"[{_W}]+")
+_STAT_WORDS = frozenset(_STAT_CANON)
+_FIRST_WORDS: dict[int, tuple[Mapping[str, str], frozenset[str]]] = {}
+
+
+def _first_words(aliases: Mapping[str, str]) -> frozenset[str]:
+    cached = _FIRST_WORDS.get(id(aliases))
+    if cached is None or cached[0] is not aliases:
+        words = frozenset(w for a in list(aliases) + list(RESOURCE_ALIASES) for w in a.lower().split())
+        cached = (aliases, words)
+        _FIRST_WORDS[id(aliases)] = cached
+    return cached[1]
+
+
+_STARTS_WITH_NUMBER = re.compile(r"^\W{0,3}[+-]?\d")
+
+
+def _join_cells(lines: list[str], name_cell: re.Pattern[str]) -> list[str]:
+    """Rejoin `PV` / `44/52` written as two cells (two lines) into `PV 44/52`."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if i + 1 < len(lines) and len(line) < 40 and lines[i + 1][:1].strip()[:1] in _DIGITS_SIGNS \
+                and name_cell.match(clean_markup(line)) \
+                and _STARTS_WITH_NUMBER.match(clean_markup(lines[i + 1][:200])):
+            out.append(line.rstrip() + " " + lines[i + 1].lstrip())
+            i += 2
+            continue
+        out.append(line)
+        i += 1
+    return out
+
+
+def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[object] = (),
+                 aliases: Mapping[str, str] = RESOURCE_ALIASES,
+                 sheet_pattern: str | re.Pattern[str] | None = None) -> PostSchema | None:
+    """The post schema in a post's own text (quotes removed, one line per block/row/cell); never raises.
+
+    `links` are the post's hrefs (or `(text, href)` pairs): the sheet link is the one whose URL or text
+    mentions "scheda" (or matches `sheet_pattern`). None when the post holds no schema at all; otherwise
+    what is written is filled and the rest listed in `missing`.
+    """
+    if not isinstance(text, str):
+        text = ""
+    try:
+        pattern = re.compile(sheet_pattern, re.IGNORECASE) if isinstance(sheet_pattern, str) else sheet_pattern
+    except re.error:
+        pattern = None
+    pats = _patterns(aliases)
+    pool_words = _first_words(aliases)
+    raw_lines = _join_cells(text.splitlines(), pats["name_cell"])
+    if sheet_url is None:
+        sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000], pattern)
+    # Bail out early: no digits and no Registro/Scheda keyword means no schema.
+    if not _HAS_DIGIT.search(text) and not _HINT.search(text) and sheet_url is None:
+        return None
+
+    resources: dict[str, Resource] = {}
+    stats: dict[str, Stat] = {}
+    registro: list[RegistroEntry] | None = None
+    character: str | None = None
+    in_registro = False
+    for raw_line in raw_lines:
+        if len(raw_line) > _MAX_LINE * 4:
+            in_registro = False
+            continue
+        line = clean_markup(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
+        if not line:
+            in_registro = False  # a blank line ends the Registro
+            continue
+        head = _REGISTRO_HEAD.match(line) if ("egistro" in line or "EGISTRO" in line) else None
+        if head:
+            in_registro = True
+            registro = registro if registro is not None else []
+            rest = head.group("rest").strip()
+            if rest and not _EMPTY_REGISTRO.match(rest):
+                entries = _registro_entries(rest, aliases)
+                if entries:
+                    registro.extend(entries)
+            continue
+        if in_registro:
+            if _EMPTY_REGISTRO.match(line):
+                continue
+            entries = _registro_entries(line, aliases)
+            if entries:
+                registro.extend(entries)  # type: ignore[union-attr]
+                continue
+            in_registro = False  # the next section starts
+        if len(line) > _MAX_LINE or not _HAS_DIGIT.search(line):
+            if character is None and ":" in line:
+                nm = _NAME.match(line)
+                if nm:
+                    character = nm.group("name").strip()
+            continue
+        low = line.lower()
+        # Calculations, rolls and "A vs B" lines carry stat names and numbers that are not the schema.
+        if "=" in line or "[dice" in low or "calcolo" in low or " vs" in low or "contro" in low or "dann" in low:
+            continue
+        if character is None and ":" in line:
+            nm = _NAME.match(line)
+            if nm:
+                character = nm.group("name").strip()
+                continue
+        # Cheap gate: run the pool/stat patterns only on lines holding one of their words.
+        words = set(_WORD.findall(low))
+        pool_spans: list[tuple[int, int]] = []
+        # "44/52 PV | 10/40 PE" and "PV 44/52 | PE 10/40": the earliest reading of each span wins.
+        candidates = sorted((m for pat in (pats["pool"], pats["pool_after"]) for m in pat.finditer(line)),
+                            key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else ()
+        for m in candidates:
+            if any(m.start() < e and s < m.end() for s, e in pool_spans):
+                continue
+            pool_spans.append((m.start(), m.end()))
+            name = _canon(m.group("name"), aliases)
+            if name in resources:
+                continue
+            cur = int(m.group("cur"))
+            mx = int(m.group("max")) if m.group("max") else None
+            resources[name] = Resource(current=cur, max=mx)
+        stat_spans: list[tuple[int, int]] = []
+        for m in (pats["stat"].finditer(line) if not words.isdisjoint(_STAT_WORDS) else ()):
+            name = _STAT_CANON[" ".join(m.group("name").lower().split())]
+            stat_spans.append((m.start(), m.end()))
+            if name not in stats:
+                bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
+                stats[name] = Stat(base=int(m.group("base")), bonus=bonus)
+        for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
+            if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans):
+                continue
+            name = " ".join(m.group("name").split())
+            if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in stats:
+                continue
+            stats[name] = Stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))
+
+    if not resources and not stats and registro is None and sheet_url is None:
+        return None
+    missing = []
+    if sheet_url is None:
+        missing.append("sheet_url")
+    for pool in ("PV", "PE"):
+        if pool not in resources:
+            missing.append(pool)
+    if not stats:
+        missing.append("stats")
+    if registro is None:
+        missing.append("registro")
+    return PostSchema(sheet_url=sheet_url, resources=resources, stats=stats,
+                      registro=tuple(registro) if registro is not None else None,
+                      missing=tuple(missing), character=character)
+
+
+__all__ = ["RESOURCE_ALIASES", "STAT_NAMES", "parse_schema", "parse_registro_line"]

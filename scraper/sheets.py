@@ -1,0 +1,350 @@
+"""Character sheets as players post them (a forum post or page) read into a `Registry`; see docs/registry.md."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import lxml.html
+from lxml import etree
+
+from engine.history import Character, Registry, Resource, Technique
+
+from scraper.dicetag import clean_markup
+from scraper.schema import parse_schema, RESOURCE_ALIASES
+
+MAX_SHEET_BYTES = 5_000_000
+CATEGORIES = ("D", "C", "B", "A", "S")
+
+# Where the sheet text lives, known platforms first (the first post of the page is the sheet).
+_CONTENT_XPATHS = (
+    "//td[contains(concat(' ', normalize-space(@class), ' '), ' Item ')]"
+    "//table[contains(concat(' ', normalize-space(@class), ' '), ' color ')]",  # ForumFree
+    "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]"
+    "//div[contains(concat(' ', normalize-space(@class), ' '), ' content ')]",  # phpBB prosilver / Forumotion
+    "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]",
+    "//div[contains(concat(' ', normalize-space(@class), ' '), ' post-entry ')]",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' scheda ')]",
+    "//article",
+)
+_BLOCK = {"p", "div", "br", "li", "tr", "table", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+          "dt", "dd", "dl", "section", "article", "hr", "header", "footer", "pre", "tbody", "thead", "center"}
+_CELL = {"td", "th"}
+_SKIP = {"script", "style", "noscript", "template", "head", "title"}
+_HEADING = {"h1", "h2", "h3", "h4", "b", "strong"}
+
+_SECTION = re.compile(
+    r"^\W{0,3}(?P<word>armi|arma|armature|armatura|tecniche|tecnica|poteri|potere|abilità|abilita|"
+    r"equipaggiamento|incantesimi|magie)(?:\s+[A-Za-zÀ-ÿ]+){0,2}\s*:?\W{0,3}$",
+    re.IGNORECASE)
+_END_SECTION = re.compile(
+    r"^\W{0,3}(?:note|storia|background|descrizione fisica|aspetto|carattere|biografia|inventario|"
+    r"statistiche|parametri)\s*:?\W{0,3}$", re.IGNORECASE)
+_SECTION_KIND = {"armi": "arma", "arma": "arma", "armature": "armatura", "armatura": "armatura",
+                 "tecniche": "tecnica", "tecnica": "tecnica", "poteri": "potere", "potere": "potere",
+                 "abilità": "abilità", "abilita": "abilità", "equipaggiamento": "arma",
+                 "incantesimi": "incantesimo", "magie": "incantesimo"}
+_KINDS = ("armatura", "arma", "tecnica", "potere", "abilità", "incantesimo", "oggetto")
+_KEY = re.compile(
+    r"^\W{0,3}(?P<key>tipo di danno|tipologia di danno|tipologia|tipo|categoria|classe|potenziale|"
+    r"raggio ottimale|raggio|gittata|costo|consumo|danno|effett[oi]|descrizione|bonus|nome)\s*:\s*(?P<val>.*)$",
+    re.IGNORECASE)
+_KEY_NOCOLON = re.compile(r"^\W{0,3}(?P<key>potenziale|costo|raggio ottimale)\s+(?P<val>\S.*)$", re.IGNORECASE)
+_INLINE_SPLIT = re.compile(
+    r"\s+[|·]\s+|\s*;\s*|\s+[—–-]\s+(?=(?:tipo|tipologia|categoria|classe|potenziale|raggio|gittata|costo|consumo|"
+    r"danno|effett[oi]|descrizione|bonus)\b)", re.IGNORECASE)
+_POT = re.compile(r"\b(?P<cat>[DCBAS])\b\s*\(?\s*(?P<val>\d{1,4})?\s*\)?|(?P<val2>\d{1,4})\s*\(?\s*(?P<cat2>[DCBAS])?\b")
+_COST = re.compile(r"(?P<n>\d{1,6})\s*(?P<unit>[A-Za-zÀ-ÿ]+(?:\s+[A-Za-zÀ-ÿ]+)?)?")
+_CHAR_FIELD = re.compile(r"^\W{0,3}(?P<key>nome(?:\s+(?:del\s+)?personaggio)?|personaggio|giocatore|player|utente)"
+                         r"\s*:\s*(?P<val>.+?)\s*$", re.IGNORECASE)
+_EXTRA = re.compile(r"(?<![A-Za-z])(?P<key>CAE|CAC|EAC|KAC|BAB|Iniziativa|Velocità)\s*:?\s*(?P<val>[+-]?\d{1,4})")
+_POOL_MAX = re.compile(
+    r"^\W{0,3}(?P<name>punti vita|punti energia|punti fatica|punti ferita|punti stamina|punti risolutezza|"
+    r"punti salute|punti cosmo|pv|pe|pf|ps|pr|pd|cosmo)(?:\s+(?:massimi|max|totali))?\s*:?\s*(?P<a>\d{1,6})"
+    r"(?:\s*(?:/|su)\s*(?P<b>\d{1,6}))?\s*$", re.IGNORECASE)
+
+
+def _lines(root: Any) -> list[list[str]]:
+    """Block-aware text of `root`: one entry per line; table rows keep their cells apart."""
+    lines: list[list[str]] = []
+    current: list[str] = []  # cells of the current line
+    buf: list[str] = []
+
+    def flush_cell() -> None:
+        text = " ".join("".join(buf).split())
+        buf.clear()
+        if text:
+            current.append(text)
+
+    def flush_line() -> None:
+        flush_cell()
+        if current:
+            lines.append(list(current))
+            current.clear()
+
+    def walk(el: Any) -> None:
+        tag = el.tag if isinstance(el.tag, str) else None
+        if tag is None:  # comments and processing instructions hold no sheet text
+            if el.tail:
+                buf.append(el.tail)
+            return
+        tag = tag.lower()
+        if tag in _SKIP:
+            if el.tail:
+                buf.append(el.tail)
+            return
+        if tag in _BLOCK:
+            flush_line()
+        elif tag in _CELL:
+            flush_cell()
+        if el.text:
+            buf.append(el.text)
+        for child in el:
+            walk(child)
+        if tag in _BLOCK:
+            flush_line()
+        elif tag in _CELL:
+            flush_cell()
+        if el.tail:
+            buf.append(el.tail)
+
+    walk(root)
+    flush_line()
+    return lines
+
+
+def _content_root(doc: Any) -> Any:
+    for xp in _CONTENT_XPATHS:
+        found = doc.xpath(xp)
+        if found:
+            return found[0]
+    body = doc.find(".//body")
+    return body if body is not None else doc
+
+
+def _potenziale(value: str) -> tuple[str | None, int | None]:
+    m = _POT.search(value.upper())
+    if not m:
+        return None, None
+    cat = m.group("cat") or m.group("cat2")
+    val = m.group("val") or m.group("val2")
+    return cat, int(val) if val else None
+
+
+def _cost(value: str) -> tuple[dict[str, int], str | None]:
+    """`5 PE`, `5 PE + 1 PF`, `0`, `nessuno` → cost table; a number with no pool is kept raw (not guessed)."""
+    cost: dict[str, int] = {}
+    raw_unitless = None
+    for m in _COST.finditer(value):
+        unit = (m.group("unit") or "").strip().lower()
+        canon = RESOURCE_ALIASES.get(unit) or RESOURCE_ALIASES.get(unit.split(" ")[0] if unit else "")
+        if canon:
+            cost[canon] = cost.get(canon, 0) + int(m.group("n"))
+        elif int(m.group("n")) != 0:
+            raw_unitless = value.strip()
+    return cost, raw_unitless
+
+
+def _kind_and_type(value: str, default_kind: str) -> tuple[str, str | None]:
+    """`Arma - Offensiva Fisica` → ("arma", "Offensiva Fisica"); `Tecnica Difensiva` → ("tecnica", "Difensiva")."""
+    text = value.strip()
+    low = text.lower()
+    for kind in _KINDS:
+        if low.startswith(kind) and not low[len(kind):len(kind) + 1].isalpha():
+            rest = text[len(kind):].lstrip(" -–—:,/")
+            # "Tecnica di Potenziamento" → type "Potenziamento"
+            rest = re.sub(r"^(?:di|da)\s+", "", rest, flags=re.IGNORECASE)
+            return kind, rest or None
+    return default_kind, text or None
+
+
+class _TechBuilder:
+    def __init__(self, name: str, kind: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.type: str | None = None
+        self.category: str | None = None
+        self.potenziale: int | None = None
+        self.raggio: str | None = None
+        self.cost: dict[str, int] = {}
+        self.extra: dict[str, Any] = {}
+
+    def set(self, key: str, value: str) -> None:
+        key = key.lower()
+        value = value.strip()
+        if not value:
+            return
+        if key in ("tipo", "tipologia"):
+            self.kind, self.type = _kind_and_type(value, self.kind)
+        elif key in ("categoria", "classe"):
+            cat, _ = _potenziale(value)
+            self.category = cat or self.category
+        elif key == "potenziale":
+            cat, val = _potenziale(value)
+            self.category = cat or self.category
+            self.potenziale = val if val is not None else self.potenziale
+        elif key in ("raggio ottimale", "raggio", "gittata"):
+            self.raggio = value.strip(" .")
+        elif key in ("costo", "consumo"):
+            self.cost, raw = _cost(value)
+            if raw:
+                self.extra["costo"] = raw
+        elif key in ("tipo di danno", "tipologia di danno", "danno"):
+            self.extra["danno"] = value
+        elif key in ("effetto", "effetti", "descrizione"):
+            self.extra.setdefault("effetto", value)
+        elif key == "bonus":
+            self.extra["bonus"] = value
+
+    def build(self, owner: str | None) -> Technique:
+        return Technique(name=self.name, kind=self.kind, type=self.type, category=self.category,
+                         potenziale=self.potenziale, raggio_ottimale=self.raggio, cost=dict(self.cost),
+                         owner=owner, extra=dict(self.extra))
+
+
+def _key_value(piece: str) -> tuple[str, str] | None:
+    m = _KEY.match(piece) or _KEY_NOCOLON.match(piece)
+    return (m.group("key"), m.group("val")) if m else None
+
+
+_HEADER_KEYS = {"nome": "nome", "tipo": "tipo", "tipologia": "tipo", "categoria": "categoria",
+                "classe": "categoria", "potenziale": "potenziale", "raggio": "raggio",
+                "raggio ottimale": "raggio ottimale", "gittata": "raggio", "costo": "costo", "consumo": "costo",
+                "danno": "danno", "tipo di danno": "danno", "effetto": "effetto", "effetti": "effetto",
+                "descrizione": "effetto", "arma": "nome", "tecnica": "nome"}
+
+
+def parse_sheet(html: bytes | str, url: str) -> Registry:
+    """One character and its techniques from a sheet page; never raises on odd markup (an empty page gives a
+    character named from the page title or the URL, with nothing else)."""
+    if isinstance(html, str):
+        data = html.encode("utf-8", "replace")
+        html_text: bytes | str = html
+    else:
+        data = html or b""
+        html_text = data
+    if len(data) > MAX_SHEET_BYTES or not data.strip():
+        return Registry(characters={}, techniques={}, sources=(url,))
+    try:
+        doc = lxml.html.fromstring(html_text)
+    except (etree.ParserError, ValueError):
+        try:
+            doc = lxml.html.fromstring(data.decode("utf-8", "replace").encode("utf-8"))
+        except (etree.ParserError, ValueError):
+            return Registry(characters={}, techniques={}, sources=(url,))
+    root = _content_root(doc)
+    rows = _lines(root)
+
+    name: str | None = None
+    player: str | None = None
+    char_lines: list[str] = []
+    extra: dict[str, Any] = {}
+    pools: dict[str, Resource] = {}
+    techs: list[_TechBuilder] = []
+    current: _TechBuilder | None = None
+    section: str | None = None
+    table_header: list[str] | None = None
+
+    for cells in rows:
+        cells = [clean_markup(c) for c in cells]
+        cells = [c for c in cells if c]
+        if not cells:
+            continue
+        line = " ".join(cells)
+        sec = _SECTION.match(line) if len(cells) == 1 else None
+        if sec:
+            section = _SECTION_KIND.get(sec.group("word").lower(), "tecnica")
+            current = None
+            table_header = None
+            continue
+        if len(cells) == 1 and _END_SECTION.match(line):
+            section = None
+            current = None
+            table_header = None
+            continue
+        if section is None:
+            cf = _CHAR_FIELD.match(line)
+            if cf:
+                key = cf.group("key").lower()
+                if key.startswith(("nome", "personaggio")):
+                    name = name or cf.group("val")
+                else:
+                    player = player or cf.group("val")
+                continue
+            pm = _POOL_MAX.match(line) if len(cells) == 1 else _POOL_MAX.match(" ".join(cells[:3]))
+            if pm:
+                pool = RESOURCE_ALIASES.get(" ".join(pm.group("name").lower().split()), pm.group("name").upper())
+                mx = int(pm.group("b") or pm.group("a"))
+                pools[pool] = Resource(current=mx, max=mx)
+                continue
+            for em in _EXTRA.finditer(line):
+                extra[em.group("key")] = int(em.group("val"))
+            # Stat tables: "Forza | 5 | +1" reads as "Forza 5 (+1)".
+            if len(cells) in (2, 3) and re.fullmatch(r"\d{1,5}", cells[1]) and \
+                    (len(cells) == 2 or re.fullmatch(r"\(?[+-]?\s*\d{1,5}\)?", cells[2])):
+                bonus = cells[2].strip("()").replace(" ", "") if len(cells) == 3 else "+0"
+                if not bonus.startswith(("+", "-")):
+                    bonus = "+" + bonus
+                char_lines.append(f"{cells[0]} {cells[1]} ({bonus})")
+            else:
+                char_lines.append(" | ".join(cells))
+            continue
+
+        # Inside a techniques section. A table with a header row maps its cells by column.
+        if len(cells) >= 3 and all(c.lower().strip(" :") in _HEADER_KEYS for c in cells):
+            table_header = [_HEADER_KEYS[c.lower().strip(" :")] for c in cells]
+            continue
+        if table_header and len(cells) == len(table_header):
+            tb = _TechBuilder(cells[table_header.index("nome")] if "nome" in table_header else cells[0], section)
+            for key, val in zip(table_header, cells):
+                if key != "nome":
+                    tb.set(key, val)
+            techs.append(tb)
+            current = None
+            continue
+        pieces = [p for p in _INLINE_SPLIT.split(" | ".join(cells) if len(cells) > 1 else line) if p.strip()]
+        first = _key_value(pieces[0])
+        if first is None or first[0].lower() == "nome":
+            tech_name = first[1].strip() if first else pieces[0].strip()
+            # "Artigli Affilati [Arma, Offensiva Fisica]": kind/type in brackets after the name.
+            bracket = re.match(r"^(?P<n>[^\[\]()]+?)\s*[\[(](?P<t>[^\[\]()]*)[\])]\s*:?$", tech_name)
+            current = _TechBuilder(tech_name.strip(" :*•-"), section)
+            if bracket:
+                current.name = bracket.group("n").strip(" :*•-")
+                current.set("tipo", bracket.group("t"))
+            techs.append(current)
+            pieces = pieces[1:]
+        if current is None:
+            continue
+        for piece in pieces:
+            kv = _key_value(piece)
+            if kv:
+                current.set(*kv)
+
+    schema = parse_schema("\n".join(char_lines))
+    stats = dict(schema.stats) if schema else {}
+    if schema:
+        for pool, res in schema.resources.items():
+            if pool not in pools:
+                mx = res.max if res.max is not None else res.current
+                pools[pool] = Resource(current=mx, max=mx)
+    if name is None:
+        for el in root.iter(*_HEADING):
+            text = " ".join(el.text_content().split())
+            if text and len(text) <= 60 and not _SECTION.match(text):
+                name = re.sub(r"^(?:scheda\s+(?:di\s+)?)", "", text, flags=re.IGNORECASE).strip(" :-")
+                break
+    if not name:
+        title = doc.findtext(".//title")
+        name = " ".join(title.split()) if title and title.strip() else url.rstrip("/").rsplit("/", 1)[-1] or url
+    name = name.strip()
+
+    techniques: dict[str, Technique] = {}
+    for tb in techs:
+        if tb.name and tb.name not in techniques:
+            techniques[tb.name] = tb.build(name)
+    character = Character(name=name, sheet_url=url, player=player, stats=stats, resources=pools,
+                          techniques=tuple(techniques), extra=extra)
+    return Registry(characters={name: character}, techniques=techniques, sources=(url,))
+
+
+__all__ = ["parse_sheet"]

@@ -1,0 +1,267 @@
+"""The JSON API (`/api/v1`): audits, stored threads, "your turn" hints, rulesets, the OpenAPI document."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+
+from .errors import BadRequest, NotFound, TooLarge
+from .refresh import load_registry, run_replay
+from .security import check_forum_url, client_key
+from .storage import ThreadRecord, dumps
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+OPENAPI_PATH = Path(__file__).with_name("openapi.json")
+
+
+def services() -> Any:
+    return current_app.extensions["arbitro"]
+
+
+def _json(body: str | bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    resp = Response(body, status=status, mimetype="application/json")
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def _body() -> dict[str, Any]:
+    if request.content_length is not None and request.content_length > current_app.config["MAX_CONTENT_LENGTH"]:
+        raise TooLarge(details={"max_bytes": current_app.config["MAX_CONTENT_LENGTH"]})
+    data = request.get_json(silent=True, force=True)
+    if not isinstance(data, dict):
+        raise BadRequest("il corpo della richiesta deve essere un oggetto JSON", code="bad_json")
+    return data
+
+
+def _ruleset(value: Any) -> str:
+    import engine
+
+    cfg = services().cfg
+    if value is None or value == "":
+        return cfg["default_ruleset"]
+    if not isinstance(value, str):
+        raise BadRequest("ruleset deve essere una stringa", code="bad_ruleset", details={"field": "ruleset"})
+    known = engine.available_rulesets()
+    if value not in known:
+        raise BadRequest(f"ruleset sconosciuto: {value}", code="unknown_ruleset",
+                         details={"field": "ruleset", "known": sorted(known)})
+    return value
+
+
+def _settings(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest("settings deve essere un oggetto", code="bad_setting", details={"field": "settings"})
+    return value
+
+
+# --- POST /audits ------------------------------------------------------------------------------
+
+@bp.post("/audits")
+def create_audit() -> Response:
+    svc = services()
+    body = _body()
+    sources = [k for k in ("url", "pages", "history") if k in body]
+    if len(sources) != 1:
+        raise BadRequest("indica esattamente uno tra url, pages e history", code="bad_source",
+                         details={"expected": ["url", "pages", "history"], "found": sources})
+    unknown = sorted(set(body) - {"url", "pages", "history", "ruleset", "registry", "settings", "platform"})
+    if unknown:
+        raise BadRequest("campi sconosciuti nella richiesta", code="unknown_field", details={"fields": unknown})
+    ruleset = _ruleset(body.get("ruleset"))
+    settings = _settings(body.get("settings"))
+    registry_raw = body.get("registry")
+    registry = load_registry(registry_raw)  # validated before spending the client's quota
+    svc.limiter.hit(client_key(request, svc.cfg["trust_proxy"]))
+
+    if "url" in body:
+        return _audit_url(body["url"], ruleset, settings, registry_raw)
+    if "history" in body:
+        if not isinstance(body["history"], dict):
+            raise BadRequest("history deve essere un documento arbitro.history/1", code="bad_history",
+                             details={"field": "history"})
+        audit = run_replay(body["history"], ruleset, registry, settings)
+    else:
+        audit = run_replay(_parse_pages(body["pages"], body.get("platform", "auto")), ruleset, registry, settings)
+    return _json(dumps(audit.to_dict()), headers={"X-Arbitro-Source": "request"})
+
+
+def _parse_pages(pages: Any, platform: Any) -> Any:
+    from scraper.errors import ScrapeError
+
+    from .errors import from_scrape_error
+
+    cfg = services().cfg
+    if not isinstance(pages, list) or not pages:
+        raise BadRequest("pages deve essere una lista non vuota di pagine HTML", code="bad_pages",
+                         details={"field": "pages"})
+    if len(pages) > cfg["max_pages"]:
+        raise TooLarge("troppe pagine in una richiesta", code="too_many_pages",
+                       details={"max": cfg["max_pages"], "found": len(pages)})
+    if not isinstance(platform, str):
+        raise BadRequest("platform deve essere una stringa", code="bad_platform", details={"field": "platform"})
+    items: list[tuple[bytes, str]] = []
+    for i, page in enumerate(pages):
+        if isinstance(page, str):
+            html, url = page, f"http://localhost/pagina-{i + 1}"
+        elif isinstance(page, dict) and isinstance(page.get("html"), str):
+            html, url = page["html"], page.get("url") or f"http://localhost/pagina-{i + 1}"
+            if not isinstance(url, str):
+                raise BadRequest("url di una pagina deve essere una stringa", code="bad_pages",
+                                 details={"field": f"pages[{i}].url"})
+        else:
+            raise BadRequest("ogni pagina è un testo HTML o un oggetto {html, url}", code="bad_pages",
+                             details={"field": f"pages[{i}]"})
+        items.append((html.encode("utf-8"), url))
+    try:
+        from scraper import parse_pages
+        return parse_pages(items, platform=platform)
+    except ScrapeError as exc:
+        raise from_scrape_error(exc) from None
+
+
+def _audit_url(url: Any, ruleset: str, settings: dict[str, Any], registry: Any) -> Response:
+    svc = services()
+    url = check_forum_url(url, svc.cfg)
+    rec = svc.storage.find_thread(url, ruleset)
+    if rec is None:
+        rec = svc.storage.get_or_create_thread(url, ruleset, settings=settings, registry=registry)
+    elif (settings or registry is not None) and (settings != rec.settings or registry != rec.registry):
+        rec = svc.storage.update_thread_options(rec.id, settings=settings, registry=registry)
+        rec = svc.storage.get_thread(rec.id)
+    source = "store"
+    headers: dict[str, str] = {}
+    if rec.audit_id is None or rec.content_hash is None or svc.refresher.is_stale(rec):
+        try:
+            outcome = svc.refresher.refresh(rec.id)
+        except Exception as exc:
+            if hasattr(exc, "details") and rec.audit_id is not None:
+                # the previous good audit is still there: say where
+                exc.details.setdefault("thread_id", rec.id)
+                exc.details.setdefault("stored_audit", f"/api/v1/threads/{rec.id}")
+            raise
+        rec = outcome.thread
+        source = "refresh" if outcome.changed else "store"
+        headers["X-Arbitro-Replayed"] = str(outcome.replayed)
+        headers["X-Arbitro-Pages-Fetched"] = str(outcome.fetched)
+        headers["X-Arbitro-Pages-Not-Modified"] = str(outcome.not_modified)
+    stored = svc.storage.audit(rec.id)
+    if stored is None:  # pragma: no cover - a successful refresh always stores an audit
+        raise NotFound("audit non disponibile", code="audit_missing")
+    headers.update({"X-Arbitro-Source": source, "X-Arbitro-Thread-Id": str(rec.id),
+                    "Location": f"/api/v1/threads/{rec.id}"})
+    return _json(stored.raw, headers=headers)
+
+
+# --- stored threads ------------------------------------------------------------------------------
+
+def _thread_response(rec: ThreadRecord) -> Response:
+    svc = services()
+    stored = svc.storage.audit(rec.id)
+    stale = svc.refresher.is_stale(rec)
+    if stale:
+        svc.refresher.refresh_in_background(rec.id)  # never waits: readers get the stored audit now
+    refreshing = svc.refresher.is_refreshing(rec.id)
+    if stored is None:
+        raise NotFound("discussione registrata ma ancora senza audit", code="thread_not_ready",
+                       details={"thread_id": rec.id, "refreshing": refreshing, "last_error": rec.last_error})
+    etag = f'{stored.id}-{int(refreshing)}-{(rec.last_error or {}).get("at", "")}'
+    if request.if_none_match.contains(etag):
+        resp = Response(status=304)
+        resp.set_etag(etag)
+        return resp
+    meta = dumps({"thread_id": rec.id, "url": rec.url, "ruleset": rec.ruleset, "title": rec.title,
+                  "fetched_at": rec.fetched_at, "checked_at": rec.checked_at, "stale": stale,
+                  "refreshing": refreshing, "last_error": rec.last_error})
+    body = meta[:-1] + ',"audit":' + stored.raw + "}"  # the stored JSON is sent as-is, never re-encoded
+    resp = _json(body.encode("utf-8"), headers={"X-Arbitro-Thread-Id": str(rec.id)})
+    resp.set_etag(etag)
+    return resp
+
+
+@bp.get("/threads")
+def thread_by_url() -> Response:
+    svc = services()
+    url = request.args.get("url")
+    if not url:
+        raise BadRequest("manca il parametro url", code="bad_url", details={"field": "url"})
+    url = check_forum_url(url, svc.cfg)
+    ruleset = request.args.get("ruleset") or None
+    if ruleset is not None:
+        ruleset = _ruleset(ruleset)
+    rec = svc.storage.find_thread(url, ruleset)
+    if rec is None:
+        raise NotFound("discussione non ancora analizzata", code="thread_not_stored",
+                       details={"url": url, "create": "POST /api/v1/audits"})
+    return _thread_response(rec)
+
+
+def _get_thread(thread_id: int) -> ThreadRecord:
+    from .storage import ThreadNotFound
+
+    try:
+        return services().storage.get_thread(thread_id)
+    except ThreadNotFound:
+        raise NotFound("discussione sconosciuta", code="thread_not_found", details={"thread_id": thread_id}) from None
+
+
+@bp.get("/threads/<int:thread_id>")
+def thread_by_id(thread_id: int) -> Response:
+    return _thread_response(_get_thread(thread_id))
+
+
+@bp.get("/threads/<int:thread_id>/next")
+def next_hint(thread_id: int) -> Response:
+    import engine
+
+    svc = services()
+    rec = _get_thread(thread_id)
+    audit = svc.refresher.engine_audit(rec.id)
+    if audit is None:
+        raise NotFound("discussione ancora senza audit", code="thread_not_ready", details={"thread_id": rec.id})
+    character = request.args.get("character") or None
+    if character is None:
+        hint = audit.next
+    else:
+        if character not in audit.characters:
+            raise NotFound(f"personaggio sconosciuto: {character}", code="unknown_character",
+                           details={"character": character, "known": sorted(audit.characters)})
+        rs = engine.get_ruleset(rec.ruleset)
+        if audit.snapshots:
+            state = audit.snapshots[-1].state
+        else:
+            state = rs.initial_state(audit.thread, load_registry(rec.registry) or engine.Registry(),
+                                     engine.resolve_settings(rs, rec.settings))
+        hint = rs.next_hint(state, character)
+    return _json(dumps({"thread_id": rec.id, "character": character, "fetched_at": rec.fetched_at, "next": hint}))
+
+
+# --- rulesets and the API's own description -----------------------------------------------------------
+
+@bp.get("/rulesets")
+def rulesets() -> Response:
+    import engine
+
+    default = services().cfg["default_ruleset"]
+    out = []
+    for rid, rs in engine.available_rulesets().items():
+        out.append({
+            "id": rid, "title": getattr(rs, "title", rid), "default": rid == default,
+            "settings": [{"name": s.name, "default": s.default, "description": s.description, "ours": s.ours,
+                          "required": s.required} for s in getattr(rs, "settings", ())],
+        })
+    return _json(dumps({"default": default, "rulesets": out}))
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    return _json(OPENAPI_PATH.read_bytes())
+
+
+def openapi_document() -> dict[str, Any]:
+    return json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))

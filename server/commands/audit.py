@@ -1,0 +1,160 @@
+"""`arbitro audit`: replay a fight (thread URL, saved pages or a history JSON) and print the audit (text, JSON, Markdown)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+from typing import Any
+
+EXIT_INTERNAL = 1
+EXIT_BAD_INPUT = 2
+EXIT_FETCH = 3
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "audit", help="arbitra un combattimento: esito di ogni turno e suggerimento per il prossimo",
+        description="Rigioca un combattimento secondo un regolamento e stampa i verdetti di ogni post, lo stato "
+                    "finale dei personaggi e il suggerimento per il prossimo turno. SOURCE è l'URL della "
+                    "discussione, pagine salvate (HTML o JSON di api.php), oppure una cronologia JSON "
+                    "(arbitro.history/1, come prodotta da `arbitro scrape`).")
+    p.add_argument("sources", nargs="+", metavar="SOURCE", help="URL, pagine salvate o cronologia JSON")
+    p.add_argument("--ruleset", default="guida", help="regolamento (default: guida)")
+    p.add_argument("--registry", metavar="FILE", help="registro TOML scritto dal master (vince sulle schede)")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="formato dell'uscita")
+    p.add_argument("--character", metavar="NAME", help="solo i turni di questo personaggio e il suo suggerimento")
+    p.add_argument("--setting", action="append", default=[], metavar="NOME=VALORE",
+                   help="imposta un'opzione del regolamento (valore JSON o testo; ripetibile)")
+    p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb"), default="auto",
+                   help="piattaforma del forum (default: riconosciuta dalla pagina)")
+    p.add_argument("--allow-private", action="store_true", help="ammette indirizzi privati/locali (test)")
+    p.add_argument("--no-color", action="store_true", help="niente colori anche su un terminale")
+    p.add_argument("-o", "--output", metavar="FILE", help="scrive il risultato in FILE")
+    p.set_defaults(func=run)
+    return p
+
+
+class _BadInput(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _settings(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name.strip():
+            raise _BadInput("bad_setting", f"opzione non valida {pair!r}: attesa NOME=VALORE")
+        try:
+            out[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name.strip()] = raw
+    return out
+
+
+def load_history(args: argparse.Namespace) -> Any:
+    """A history JSON file, or the pages / URL through the scraper."""
+    from engine.history import CombatHistory, HistoryFormatError
+
+    if len(args.sources) == 1 and "://" not in args.sources[0]:
+        path = pathlib.Path(args.sources[0])
+        if not path.exists():
+            raise _BadInput("not_found", f"file non trovato: {path}")
+        head = path.read_bytes()[:4096].lstrip()
+        if head.startswith(b"{") and b"arbitro.history/1" in path.read_bytes():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise _BadInput("bad_json", f"{path}: JSON non valido ({exc})") from None
+            try:
+                return CombatHistory.from_dict(data)
+            except HistoryFormatError as exc:
+                raise _BadInput("bad_history", f"{path}: {exc}") from None
+    from scraper.crawl import scrape
+    from scraper.fetch import Fetcher, FetchPolicy
+
+    is_url = any("://" in s for s in args.sources)
+    if not is_url:
+        missing = [s for s in args.sources if not pathlib.Path(s).exists()]
+        if missing:
+            raise _BadInput("not_found", "file non trovato: " + ", ".join(missing))
+    policy = FetchPolicy(allow_private=args.allow_private)
+    with Fetcher(policy) as fetcher:
+        return scrape(args.sources, platform=args.platform, fetcher=fetcher if is_url else None,
+                      registry_file=None, follow_sheets=is_url)
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.core import EngineError, replay
+    from engine.report import render_markdown, render_text
+
+    try:
+        from scraper.errors import BlockedByRobots, FetchFailed, PageTooLarge, ScrapeError
+    except ImportError:  # the scraper is optional for history files
+        ScrapeError = FetchFailed = PageTooLarge = BlockedByRobots = ()  # type: ignore[assignment,misc]
+    try:
+        settings = _settings(args.setting)
+        history = load_history(args)
+        registry = None
+        if args.registry:
+            from scraper.registry_file import load_registry
+            registry = load_registry(args.registry)
+        audit = replay(history, args.ruleset, registry, settings=settings)
+        if args.character:
+            from engine.core import get_ruleset
+            rs = get_ruleset(args.ruleset)
+            state = audit.snapshots[-1].state if audit.snapshots else rs.initial_state(
+                history.thread, history.registry, audit.settings)
+            audit = _with_next(audit, rs.next_hint(state, args.character))
+        if args.format == "json":
+            doc = audit.to_dict()
+            if args.character:
+                doc["posts"] = [p for p in doc["posts"]
+                                if (p["character"] or p["author"]).lower() == args.character.lower()]
+            text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        elif args.format == "markdown":
+            text = render_markdown(audit, character=args.character)
+        else:
+            colour = not args.no_color and not args.output and _is_tty() and not os.environ.get("NO_COLOR")
+            text = render_text(audit, colour=colour, character=args.character)
+        if args.output:
+            pathlib.Path(args.output).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except _BadInput as exc:
+        return _fail(exc.code, exc.message, EXIT_BAD_INPUT)
+    except EngineError as exc:
+        return _fail("engine", str(exc), EXIT_BAD_INPUT)
+    except (FetchFailed, PageTooLarge, BlockedByRobots) as exc:  # type: ignore[misc]
+        return _fail(exc.code, exc.message, EXIT_FETCH)
+    except ScrapeError as exc:  # type: ignore[misc]
+        return _fail(exc.code, str(exc), EXIT_BAD_INPUT)
+    except OSError as exc:
+        return _fail("io", f"{exc.strerror or exc}", EXIT_BAD_INPUT)
+    except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)
+        if os.environ.get("ARBITRO_DEBUG"):
+            raise
+        return _fail("internal_error", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL)
+    return 0
+
+
+def _with_next(audit: Any, hint: dict[str, Any]) -> Any:
+    from dataclasses import replace
+    return replace(audit, next=hint)
+
+
+def _fail(code: str, message: str, status: int) -> int:
+    print(f"arbitro audit: errore [{code}]: {message}", file=sys.stderr)
+    return status
+
+
+def _is_tty() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False

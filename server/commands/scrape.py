@@ -1,0 +1,139 @@
+"""`arbitro scrape`: a thread URL or saved pages of one thread → the combat history JSON (arbitro.history/1)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import sys
+import tempfile
+from typing import Any, TextIO
+
+EXIT_BAD_INPUT = 2
+EXIT_FETCH = 3
+EXIT_INTERNAL = 1
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "scrape", help="legge una discussione e stampa la cronologia del combattimento (JSON)",
+        description="Legge una discussione di combattimento (URL, oppure pagine HTML salvate o JSON di api.php "
+                    "di una sola discussione) e stampa la cronologia arbitro.history/1 in JSON.")
+    p.add_argument("sources", nargs="+", metavar="SOURCE", help="URL della discussione, o file delle sue pagine")
+    p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb"), default="auto",
+                   help="piattaforma del forum (default: riconosciuta dalla pagina)")
+    p.add_argument("-o", "--output", metavar="FILE", help="scrive il JSON in FILE invece che sullo standard output")
+    p.add_argument("--registry", metavar="FILE", help="registro TOML scritto dal master (vince sulle schede)")
+    p.add_argument("--config", metavar="FORUMCONFIG", help="configurazione TOML dei forum (selettori, dadi, fuso)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                   help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
+    p.add_argument("--allow-private", action="store_true",
+                   help="ammette indirizzi privati/locali (solo per forum in rete locale o test)")
+    p.add_argument("--cache-dir", default=".arbitro-cache", metavar="DIR",
+                   help="cartella della cache HTTP per le richieste condizionali (default: .arbitro-cache)")
+    p.add_argument("--no-cache", action="store_true", help="nessuna cache: scarica sempre tutto")
+    p.add_argument("--no-sheets", action="store_true", help="non seguire i link alle schede dei personaggi")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from scraper.errors import BlockedByRobots, FetchFailed, PageTooLarge, ScrapeError
+
+    bar = _ProgressBar(sys.stderr) if _is_tty(sys.stderr) else None
+    try:
+        history = _scrape(args, bar)
+        text = json.dumps(history.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        if args.output:
+            _write_atomic(pathlib.Path(args.output), text)
+        else:
+            sys.stdout.buffer.write(text.encode("utf-8"))
+            sys.stdout.flush()
+    except (FetchFailed, PageTooLarge, BlockedByRobots) as exc:
+        return _fail(bar, exc.code, exc.message, EXIT_FETCH)
+    except ScrapeError as exc:
+        return _fail(bar, exc.code, exc.message if not hasattr(exc, "line") else str(exc), EXIT_BAD_INPUT)
+    except OSError as exc:  # the output file
+        return _fail(bar, "output", f"impossibile scrivere {args.output}: {exc.strerror or exc}", EXIT_BAD_INPUT)
+    except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)
+        if os.environ.get("ARBITRO_DEBUG"):
+            raise
+        return _fail(bar, "internal_error", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL)
+    if bar:
+        bar.finish()
+    return 0
+
+
+def _scrape(args: argparse.Namespace, bar: _ProgressBar | None) -> Any:
+    from scraper.crawl import scrape
+    from scraper.fetch import Fetcher, FetchPolicy
+
+    config = None
+    if args.config:
+        from scraper.platforms.config import load_config
+        config = load_config(pathlib.Path(args.config))
+    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=None if args.no_cache else args.cache_dir)
+    policy = policy.with_hosts(*args.allow_host)
+    with Fetcher(policy) as fetcher:
+        is_url = any("://" in s for s in args.sources)
+        return scrape(args.sources, platform=args.platform, config=config, fetcher=fetcher if is_url else None,
+                      registry_file=args.registry, follow_sheets=not args.no_sheets,
+                      progress=bar.update if bar else None)
+
+
+def _fail(bar: _ProgressBar | None, code: str, message: str, status: int) -> int:
+    if bar:
+        bar.clear()
+    print(f"arbitro scrape: errore [{code}]: {message}", file=sys.stderr)
+    return status
+
+
+def _write_atomic(path: pathlib.Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _is_tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _ProgressBar:
+    """`[#####-----] 3/7 <url>` redrawn in place on a terminal's stderr."""
+
+    WIDTH = 24
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.drawn = False
+
+    def update(self, done: int, total: int, url: str) -> None:
+        total = max(total, done, 1)
+        filled = int(self.WIDTH * done / total)
+        tail = url if len(url) <= 48 else "…" + url[-47:]
+        line = f"\r[{'#' * filled}{'-' * (self.WIDTH - filled)}] {done}/{total} {tail}"
+        self.stream.write(line + "\x1b[K")
+        self.stream.flush()
+        self.drawn = True
+
+    def clear(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.drawn = False
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()

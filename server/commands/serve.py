@@ -1,0 +1,65 @@
+"""`arbitro serve`: the service on waitress (production WSGI server); Flask's dev server only with --debug."""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("serve", help="avvia il servizio (API, report, userscript)",
+                       description="Avvia il servizio Arbitro con waitress. Configurazione: valori predefiniti, "
+                                   "poi il file TOML (--config o ARBITRO_CONFIG), poi le variabili ARBITRO_*.")
+    p.add_argument("--host", default="127.0.0.1", help="indirizzo di ascolto (predefinito 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="porta (predefinita 8000)")
+    p.add_argument("--config", metavar="FILE", help="file di configurazione TOML")
+    p.add_argument("--threads", type=int, default=8, help="thread di waitress (predefiniti 8)")
+    p.add_argument("--debug", action="store_true", help="server di sviluppo di Flask con ricaricamento (mai in produzione)")
+    p.set_defaults(func=run)
+
+
+def build_app(config_file: str | None, overrides: dict[str, Any] | None = None) -> Any:
+    from server.app import create_app
+    from server.config import ConfigError
+    from server.storage import StorageError
+
+    cfg = dict(overrides or {})
+    if config_file:
+        cfg["config_file"] = config_file
+    try:
+        return create_app(cfg)
+    except (ConfigError, StorageError) as exc:
+        print(f"arbitro serve: configurazione non valida: {exc}", file=sys.stderr)
+        return None
+
+
+def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: str | None = None) -> int:
+    from waitress.server import create_server
+
+    try:
+        server = create_server(app, host=host, port=port, threads=threads, ident="Arbitro")
+    except OSError as exc:
+        print(f"arbitro: impossibile ascoltare su {host}:{port}: {exc.strerror}", file=sys.stderr)
+        return 3
+    url = f"http://{host if ':' not in host else '[' + host + ']'}:{server.effective_port}"
+    print(banner.format(url=url) if banner else f"Arbitro in ascolto su {url}", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        app.extensions["arbitro"].close()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    app = build_app(args.config)
+    if app is None:
+        return 2
+    if args.debug:
+        app.run(host=args.host, port=args.port, debug=True, use_reloader=False)
+        return 0
+    return serve_forever(app, args.host, args.port, args.threads)

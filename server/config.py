@@ -1,0 +1,128 @@
+"""The service's configuration: defaults, then a TOML file, then `ARBITRO_*` environment variables."""
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+ENV_PREFIX = "ARBITRO_"
+
+# Forum hosts Arbitro reads by default (the platforms of DESIGN.md); phpBB boards are added per deployment.
+DEFAULT_FORUM_HOSTS = [
+    "*.forumfree.it", "*.forumcommunity.net", "*.forumfree.net", "*.blogfree.net",
+    "*.forumattivo.com", "*.forumattivo.it", "*.forumotion.com", "*.forumotion.net", "*.forumactif.com",
+    "*.forumactif.org", "*.actieforum.com", "*.forumieren.com",
+]
+
+DEFAULTS: dict[str, Any] = {
+    # where the SQLite file and the fetch cache live
+    "database": ".arbitro/arbitro.sqlite3",
+    "cache_dir": ".arbitro/cache",
+    # public URL of this service (userscript @connect/@updateURL, links); empty = taken from the request
+    "service_url": "",
+    "default_ruleset": "guida",
+    # fetching
+    "allowed_hosts": list(DEFAULT_FORUM_HOSTS),
+    "allow_private": False,  # True only for tests and the demo (loopback forum server)
+    "obey_robots": True,
+    "fetch_connect_timeout": 5.0,
+    "fetch_read_timeout": 15.0,
+    "fetch_max_bytes": 5_000_000,
+    "fetch_retries": 2,
+    "fetch_backoff": 1.0,  # first wait before a retry; doubles each time
+    "fetch_min_interval": 1.0,  # seconds between two requests to one forum host
+    "follow_sheets": True,
+    # freshness: a stored thread older than this is refreshed in the background when read
+    "refresh_after": 300.0,
+    "refresh_workers": 2,
+    "replay_cache": 32,  # engine audits kept in memory for incremental replays
+    # limits
+    "max_body_bytes": 2_000_000,
+    "max_pages": 60,
+    "rate_limit_audits": 20,  # audit creations per client per window
+    "rate_limit_window": 60.0,
+    "trust_proxy": False,  # use X-Forwarded-For for the client address (only behind a trusted proxy)
+    # CORS: origins of the forums whose pages may call the API from the page itself
+    "cors_origins": ["https://*.forumfree.it", "https://*.forumcommunity.net", "https://*.forumattivo.com",
+                     "https://*.forumotion.com"],
+    "secret_key": "",
+    "log_level": "INFO",
+    # the bundled demo (`arbitro demo`)
+    "demo": False,
+    "demo_fixture": "",
+}
+
+
+class ConfigError(ValueError):
+    """A configuration file or variable with an unknown key or a value of the wrong kind."""
+
+
+def _coerce(key: str, value: Any, default: Any, source: str) -> Any:
+    kind = type(default)
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return value.strip().lower() in ("1", "true", "yes", "on")
+    elif isinstance(default, list):
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(value)
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(default, (int, float)):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return kind(value)
+        if isinstance(value, str):
+            try:
+                return kind(float(value)) if kind is float else int(value)
+            except ValueError:
+                pass
+    elif isinstance(default, str):
+        if isinstance(value, str):
+            return value
+    raise ConfigError(f"{source}: {key} must be a {kind.__name__}, got {value!r}")
+
+
+def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[str, str] | None = None,
+                config_file: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Defaults < TOML file (`config_file`, else `ARBITRO_CONFIG`) < `ARBITRO_*` variables < `overrides`."""
+    env = os.environ if environ is None else environ
+    cfg = dict(DEFAULTS)
+    path = config_file or (overrides or {}).get("config_file") or env.get(ENV_PREFIX + "CONFIG")
+    if path:
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path}: {exc}") from None
+        # a [arbitro] table or top-level keys
+        data = data.get("arbitro", data)
+        for key, value in data.items():
+            if key not in DEFAULTS:
+                raise ConfigError(f"config file {path}: unknown key {key!r}")
+            cfg[key] = _coerce(key, value, DEFAULTS[key], str(path))
+        base = Path(path).resolve().parent
+        for key in ("database", "cache_dir"):  # relative paths in a file are relative to the file
+            if key in data and not Path(cfg[key]).is_absolute():
+                cfg[key] = str(base / cfg[key])
+    for name, value in env.items():
+        if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX + "CONFIG" or name == ENV_PREFIX + "CHROMIUM":
+            continue
+        key = name[len(ENV_PREFIX):].lower()
+        if key in DEFAULTS:
+            cfg[key] = _coerce(key, value, DEFAULTS[key], name)
+    for key, value in (overrides or {}).items():
+        if key == "config_file":
+            continue
+        if key not in DEFAULTS:
+            raise ConfigError(f"unknown config key {key!r}")
+        cfg[key] = _coerce(key, value, DEFAULTS[key], "config")
+    return cfg
+
+
+def public_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The configuration without secrets, for logs and diagnostics."""
+    return {k: ("***" if k == "secret_key" and v else v) for k, v in cfg.items()}

@@ -1,0 +1,298 @@
+"""Thread refreshes: fetch → history → incremental replay → store, one refresher per thread, readers never blocked."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import BadRequest, ServiceError, Unprocessable, from_scrape_error
+from .storage import FetchLogEntry, PageRecord, Storage, ThreadRecord, utcnow
+
+log = logging.getLogger("arbitro.refresh")
+
+
+def history_hash(history: dict[str, Any]) -> str:
+    """Content hash of a history, ignoring when it was fetched (so an unchanged thread hashes the same)."""
+    doc = dict(history)
+    doc["thread"] = {k: v for k, v in (history.get("thread") or {}).items() if k != "fetched_at"}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def build_fetch_policy(cfg: dict[str, Any]) -> Any:
+    """A scraper FetchPolicy from the service config (only the fields this scraper version has)."""
+    from scraper.fetch import FetchPolicy
+
+    wanted = {
+        "allowed_hosts": tuple(cfg["allowed_hosts"]),
+        "allow_private": cfg["allow_private"],
+        "connect_timeout": cfg["fetch_connect_timeout"],
+        "read_timeout": cfg["fetch_read_timeout"],
+        "max_bytes": cfg["fetch_max_bytes"],
+        "retries": cfg["fetch_retries"],
+        "backoff": cfg["fetch_backoff"],
+        "min_interval": cfg["fetch_min_interval"],
+        "cache_dir": cfg["cache_dir"] or None,
+        "obey_robots": cfg["obey_robots"],
+    }
+    names = {f.name for f in dataclasses.fields(FetchPolicy)}
+    return FetchPolicy(**{k: v for k, v in wanted.items() if k in names})
+
+
+class RecordingFetcher:
+    """Wraps the scraper's Fetcher: every page fetched during one refresh is recorded (validators, hash, 304s)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.pages: list[PageRecord] = []
+        self.log: list[FetchLogEntry] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def get(self, url: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            res = self._inner.get(url, *args, **kwargs)
+        except Exception as exc:
+            self.log.append(FetchLogEntry(url=url, status=getattr(exc, "status", None),
+                                          error=getattr(exc, "code", type(exc).__name__)))
+            raise
+        content = getattr(res, "content", b"") or b""
+        headers = getattr(res, "headers", {}) or {}
+        status = getattr(res, "status", None)
+        not_modified = bool(getattr(res, "not_modified", False))
+        from_cache = bool(getattr(res, "from_cache", False))
+        self.log.append(FetchLogEntry(url=url, status=status, not_modified=not_modified, from_cache=from_cache,
+                                      bytes=0 if (not_modified or from_cache) else len(content)))
+        self.pages.append(PageRecord(
+            url=url, page=len(self.pages) + 1, status=status,
+            etag=_header(headers, "ETag"), last_modified=_header(headers, "Last-Modified"),
+            content_hash=hashlib.sha256(content).hexdigest() if content else None,
+            not_modified=not_modified, fetched_at=utcnow()))
+        return res
+
+
+def _header(headers: Any, name: str) -> str | None:
+    try:
+        return headers.get(name) or headers.get(name.lower())
+    except AttributeError:
+        return None
+
+
+@dataclass(frozen=True)
+class RefreshOutcome:
+    thread: ThreadRecord
+    changed: bool  # a new history/audit was stored
+    replayed: int  # posts stepped by the engine in this refresh
+    fetched: int  # page requests answered with content
+    not_modified: int  # page requests answered 304 / from cache
+    shared: bool = False  # another refresher did the work while we waited
+
+
+def load_registry(value: Any) -> Any:
+    """A registry given in a request: a JSON object (registry fields) or a TOML text (the registry file)."""
+    from engine.history import HistoryFormatError, registry_from_dict
+
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        try:
+            return registry_from_dict(value)
+        except HistoryFormatError as exc:
+            raise BadRequest(f"registro non valido: {exc}", code="bad_registry", details={"field": "registry"}) from None
+    if isinstance(value, str):
+        try:
+            from scraper.registry_file import load_registry as load_toml
+        except ImportError:
+            raise BadRequest("registro in formato TOML non ancora supportato", code="bad_registry") from None
+        from scraper.errors import ScrapeError
+        try:
+            return load_toml(value)
+        except ScrapeError as exc:
+            raise BadRequest(f"registro non valido: {exc}", code="bad_registry",
+                             details={"field": "registry", "line": getattr(exc, "line", None)}) from None
+    raise BadRequest("il registro deve essere un oggetto JSON o un testo TOML", code="bad_registry",
+                     details={"field": "registry"})
+
+
+def run_replay(history: Any, ruleset: str, registry: Any, settings: dict[str, Any] | None, previous: Any = None) -> Any:
+    """engine.replay with its errors turned into named service errors."""
+    import engine
+
+    try:
+        return engine.replay(history, ruleset, registry, settings=settings or None, previous=previous)
+    except engine.UnknownRuleset as exc:
+        raise BadRequest(f"ruleset sconosciuto: {exc.ruleset_id}", code="unknown_ruleset",
+                         details={"field": "ruleset", "known": exc.known}) from None
+    except engine.BadSetting as exc:
+        raise BadRequest(f"impostazione non valida: {exc}", code="bad_setting", details={"field": "settings"}) from None
+    except engine.HistoryFormatError as exc:
+        raise BadRequest(f"cronologia non valida: {exc}", code="bad_history", details={"field": "history"}) from None
+    except engine.EngineError as exc:
+        raise Unprocessable(f"il motore non ha potuto rigiocare il combattimento: {exc}", code="engine_error") from None
+
+
+class Refresher:
+    """Refreshes stored threads. At most one refresh per thread runs at a time; concurrent callers share it."""
+
+    def __init__(self, storage: Storage, cfg: dict[str, Any], *, fetcher_factory: Callable[[], Any] | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.storage = storage
+        self.cfg = cfg
+        self.clock = clock
+        self._fetcher_factory = fetcher_factory
+        self._fetcher: Any = None
+        self._guard = threading.Lock()
+        self._locks: dict[int, threading.Lock] = {}
+        self._generation: dict[int, int] = {}
+        self._pending: set[int] = set()
+        self._running: set[int] = set()
+        self._audits: OrderedDict[int, Any] = OrderedDict()  # engine Audits with snapshots, for incremental replay
+        self._pool = ThreadPoolExecutor(max_workers=max(1, int(cfg["refresh_workers"])), thread_name_prefix="refresh")
+        self.stats = {"refreshes": 0, "background": 0}
+
+    # --- the fetcher (one, shared: it holds the per-host politeness state and the cache) --
+
+    def fetcher(self) -> Any:
+        with self._guard:
+            if self._fetcher is None:
+                if self._fetcher_factory is not None:
+                    self._fetcher = self._fetcher_factory()
+                else:
+                    from scraper.fetch import Fetcher
+                    self._fetcher = Fetcher(build_fetch_policy(self.cfg))
+            return self._fetcher
+
+    # --- state -----------------------------------------------------------------------------
+
+    def is_stale(self, rec: ThreadRecord) -> bool:
+        return rec.checked_ts is None or self.clock() - rec.checked_ts >= float(self.cfg["refresh_after"])
+
+    def is_refreshing(self, thread_id: int) -> bool:
+        with self._guard:
+            return thread_id in self._pending or thread_id in self._running
+
+    def _lock(self, thread_id: int) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(thread_id, threading.Lock())
+
+    def cached_audit(self, thread_id: int) -> Any:
+        with self._guard:
+            audit = self._audits.get(thread_id)
+            if audit is not None:
+                self._audits.move_to_end(thread_id)
+            return audit
+
+    def _remember(self, thread_id: int, audit: Any) -> None:
+        with self._guard:
+            self._audits[thread_id] = audit
+            self._audits.move_to_end(thread_id)
+            while len(self._audits) > int(self.cfg["replay_cache"]):
+                self._audits.popitem(last=False)
+
+    # --- refreshing ----------------------------------------------------------------------
+
+    def refresh_in_background(self, thread_id: int) -> bool:
+        """Queue a refresh unless one is queued or running. Returns whether this call queued it."""
+        with self._guard:
+            if thread_id in self._pending or thread_id in self._running:
+                return False
+            self._pending.add(thread_id)
+        self.stats["background"] += 1
+        self._pool.submit(self._background, thread_id)
+        return True
+
+    def _background(self, thread_id: int) -> None:
+        try:
+            self.refresh(thread_id, _from_queue=True)
+        except ServiceError as exc:
+            log.info("background refresh of thread %s failed: %s", thread_id, exc.code)
+        except Exception:  # never let a worker die silently
+            log.exception("background refresh of thread %s crashed", thread_id)
+
+    def refresh(self, thread_id: int, *, force: bool = False, _from_queue: bool = False) -> RefreshOutcome:
+        """Fetch the thread again and store a new audit if it changed. If a refresh of this thread is already
+        running, wait for it and return its result instead of fetching twice."""
+        lock = self._lock(thread_id)
+        with self._guard:
+            seen = self._generation.get(thread_id, 0)
+        with lock:
+            with self._guard:
+                if _from_queue:
+                    self._pending.discard(thread_id)
+                done_meanwhile = self._generation.get(thread_id, 0) != seen
+                self._running.add(thread_id)
+            try:
+                if done_meanwhile and not force:
+                    return RefreshOutcome(self.storage.get_thread(thread_id), False, 0, 0, 0, shared=True)
+                return self._refresh_locked(thread_id)
+            finally:
+                with self._guard:
+                    self._running.discard(thread_id)
+                    self._generation[thread_id] = self._generation.get(thread_id, 0) + 1
+
+    def _refresh_locked(self, thread_id: int) -> RefreshOutcome:
+        import scraper
+        from scraper.errors import ScrapeError
+
+        self.stats["refreshes"] += 1
+        rec = self.storage.get_thread(thread_id)
+        rec_fetcher = RecordingFetcher(self.fetcher())
+        previous_hashes = {p.url: p.content_hash for p in self.storage.pages(thread_id) if p.content_hash}
+        try:
+            result = scraper.crawl(rec.url, fetcher=rec_fetcher, follow_sheets=bool(self.cfg["follow_sheets"]),
+                                   previous=previous_hashes or None)
+        except ScrapeError as exc:
+            err = from_scrape_error(exc)
+            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            raise err from None
+        history_obj = result.history
+        validators = {p.url: p for p in rec_fetcher.pages}
+        pages = []
+        for p in result.pages:
+            seen = validators.get(p.url) or validators.get(p.final_url)
+            pages.append(PageRecord(url=p.final_url, page=p.index, status=p.status,
+                                    etag=seen.etag if seen else None,
+                                    last_modified=seen.last_modified if seen else None,
+                                    content_hash=p.sha256, not_modified=p.not_modified, fetched_at=utcnow()))
+        fetched = sum(1 for p in result.pages if not p.not_modified)
+        not_modified = len(result.pages) - fetched
+        history = history_obj.to_dict()
+        digest = history_hash(history) + ":" + hashlib.sha256(
+            json.dumps([rec.settings, rec.registry], sort_keys=True).encode()).hexdigest()[:16]
+        if digest == rec.content_hash and rec.audit_id is not None:
+            # nothing changed: the stored audit stands
+            new = self.storage.save_unchanged(thread_id, pages=pages, log=rec_fetcher.log)
+            return RefreshOutcome(new, False, 0, fetched, not_modified)
+        try:
+            registry = load_registry(rec.registry)
+            audit = run_replay(history_obj, rec.ruleset, registry, rec.settings, previous=self.cached_audit(thread_id))
+        except ServiceError as err:
+            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            raise
+        new = self.storage.save_refresh(thread_id, history=history, content_hash=digest, audit=audit.to_dict(),
+                                        replayed=audit.replayed, pages=pages, log=rec_fetcher.log)
+        self._remember(thread_id, audit)
+        return RefreshOutcome(new, True, audit.replayed, fetched, not_modified)
+
+    def engine_audit(self, thread_id: int) -> Any:
+        """The engine Audit (with its states) of a stored thread: from memory, else replayed from the stored history."""
+        audit = self.cached_audit(thread_id)
+        if audit is not None:
+            return audit
+        rec = self.storage.get_thread(thread_id)
+        history = self.storage.history(thread_id)
+        if history is None:
+            return None
+        audit = run_replay(history, rec.ruleset, load_registry(rec.registry), rec.settings)
+        self._remember(thread_id, audit)
+        return audit
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

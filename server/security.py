@@ -1,0 +1,146 @@
+"""Security and limits: forum URL checks, CORS for forum origins, per-client rate limit, response headers."""
+from __future__ import annotations
+
+import fnmatch
+import ipaddress
+import threading
+import time
+from collections import deque
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+from flask import Flask, Request, Response, request
+
+from .errors import BadRequest, Forbidden, RateLimited
+
+
+def host_matches(host: str, patterns: Iterable[str]) -> bool:
+    """`*.forumfree.it` matches `x.forumfree.it` and `forumfree.it`; other patterns match exactly."""
+    host = host.lower().rstrip(".")
+    for pat in patterns:
+        pat = pat.lower().strip()
+        if pat.startswith("*."):
+            if host == pat[2:] or host.endswith(pat[1:]):
+                return True
+        elif host == pat:
+            return True
+    return False
+
+
+def _is_private_literal(host: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return host == "localhost" or host.endswith(".localhost")
+    return not ip.is_global
+
+
+def check_forum_url(url: Any, cfg: dict[str, Any]) -> str:
+    """A thread URL the service may fetch, normalised (no fragment, lower-case host); else a named error.
+
+    The fetcher re-checks every resolved address and redirect; this is the early, cheap refusal."""
+    if not isinstance(url, str) or not url.strip():
+        raise BadRequest("manca l'indirizzo della discussione", code="bad_url", details={"field": "url"})
+    url = url.strip()
+    if len(url) > 2048:
+        raise BadRequest("indirizzo troppo lungo", code="bad_url", details={"field": "url", "max": 2048})
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadRequest("l'indirizzo deve essere un URL http(s) di una discussione", code="bad_url",
+                         details={"field": "url", "found": url[:200]})
+    host = parts.hostname.lower()
+    if _is_private_literal(host) and not cfg.get("allow_private"):
+        raise Forbidden("indirizzi locali o privati non consentiti", code="host_not_allowed", details={"host": host})
+    if not host_matches(host, cfg.get("allowed_hosts", [])):
+        raise Forbidden(f"il forum {host} non è tra quelli consentiti", code="host_not_allowed", details={"host": host})
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return canonical_thread_url(urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, "")))
+
+
+def canonical_thread_url(url: str) -> str:
+    """One URL per thread whatever page the reader is on: drop page offsets (`st`, `start`, Forumotion `p<n>`)."""
+    import re
+    from urllib.parse import parse_qsl, urlencode
+
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in ("st", "start", "view")]
+    path = re.sub(r"^/t(\d+)p\d+-", r"/t\1-", parts.path)  # Forumotion /t12p30-slug → /t12-slug
+    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
+
+
+class RateLimiter:
+    """Sliding-window limit per client key (e.g. 20 audit creations a minute)."""
+
+    def __init__(self, limit: int, window: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.window = window
+        self.clock = clock
+        self._hits: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def hit(self, key: str) -> None:
+        now = self.clock()
+        with self._lock:
+            q = self._hits.setdefault(key, deque())
+            while q and q[0] <= now - self.window:
+                q.popleft()
+            if len(q) >= self.limit:
+                retry = max(1, int(q[0] + self.window - now + 0.999))
+                raise RateLimited(details={"limit": self.limit, "window_seconds": self.window, "retry_after": retry},
+                                  headers={"Retry-After": str(retry)})
+            q.append(now)
+            if len(self._hits) > 10_000:  # forget idle clients so the table stays bounded
+                for k in [k for k, v in self._hits.items() if not v or v[-1] <= now - self.window]:
+                    del self._hits[k]
+
+
+def client_key(req: Request, trust_proxy: bool) -> str:
+    if trust_proxy:
+        fwd = req.headers.get("X-Forwarded-For", "")
+        if fwd:
+            return fwd.split(",")[0].strip()
+    return req.remote_addr or "?"
+
+
+def origin_allowed(origin: str, patterns: Iterable[str]) -> bool:
+    """`https://*.forumfree.it` allows `https://x.forumfree.it`; scheme must match."""
+    parts = urlsplit(origin)
+    if not parts.scheme or not parts.hostname:
+        return False
+    for pat in patterns:
+        p = urlsplit(pat)
+        if p.scheme != parts.scheme:
+            continue
+        if p.port != parts.port:
+            continue
+        if host_matches(parts.hostname, [p.hostname or ""]) or fnmatch.fnmatchcase(parts.hostname, p.hostname or ""):
+            return True
+    return False
+
+
+PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'none'")
+
+
+def install(app: Flask) -> None:
+    cfg = app.config["ARBITRO"]
+    patterns = list(cfg["cors_origins"])
+
+    @app.after_request
+    def _headers(resp: Response) -> Response:
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "no-referrer")
+        if request.path.startswith("/api/"):
+            origin = request.headers.get("Origin")
+            if origin and origin_allowed(origin, patterns):
+                resp.headers["Access-Control-Allow-Origin"] = origin
+                resp.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+                resp.headers["Access-Control-Allow-Headers"] = "Content-Type"
+                resp.headers["Access-Control-Max-Age"] = "600"
+            resp.headers.add("Vary", "Origin")
+            resp.headers.setdefault("Cache-Control", "no-cache")
+        elif resp.mimetype == "text/html":
+            # report pages run no script at all; the demo page sets its own policy
+            resp.headers.setdefault("Content-Security-Policy", PAGE_CSP)
+            resp.headers.setdefault("X-Frame-Options", "DENY")
+        return resp

@@ -1,0 +1,143 @@
+"""`arbitro scrape` run as a real subprocess: same history as scrape(), clean errors, progress only on a TTY."""
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+
+import pytest
+
+from scraper.crawl import scrape
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FF = "bleach-gdr.forumfree.it"
+
+
+def run_cli(*args, cwd=None, timeout=60, stderr=subprocess.PIPE):
+    env = {**os.environ, "PYTHONPATH": ROOT, "PYTHONIOENCODING": "utf-8"}
+    env.pop("ARBITRO_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "server", "scrape", *args], cwd=cwd or ROOT, env=env,
+                          stdout=subprocess.PIPE, stderr=stderr, timeout=timeout)
+
+
+def _without_fetch_time(doc):
+    doc = json.loads(json.dumps(doc))
+    doc["thread"]["fetched_at"] = None
+    return doc
+
+
+def test_saved_files_print_the_same_history_as_scrape(fixtures_dir):
+    files = [str(fixtures_dir / "forumotion" / "phpbb3" / n) for n in ("t87p0.html", "t87p20.html")]
+    proc = run_cli(*files)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == b""
+    printed = json.loads(proc.stdout.decode("utf-8"))
+    assert printed["format"] == "arbitro.history/1"
+    assert _without_fetch_time(printed) == _without_fetch_time(scrape(files).to_dict())
+    assert "Quincy" in proc.stdout.decode("utf-8")  # ensure_ascii off: accents and names as they are
+    assert proc.stdout.startswith(b'{\n  "thread"')  # indent 2
+
+
+def test_local_url_prints_the_same_history_as_scrape(local_forum, local_fetcher, tmp_path):
+    local_forum.load_forum(FF)
+    url = local_forum.url("/?t=62345678")
+    proc = run_cli(url, "--allow-host", "127.0.0.1", "--allow-private", "--cache-dir", str(tmp_path / "c"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == b""  # not a terminal: no progress bar
+    expected = scrape([url], fetcher=local_fetcher).to_dict()
+    printed = json.loads(proc.stdout)
+    assert _without_fetch_time(printed) == _without_fetch_time(expected)
+    assert set(printed["registry"]["characters"]) == {"Hollow", "Quincy"}
+    assert len(printed["posts"]) == 18
+
+
+def test_output_file_and_registry(local_forum, fixtures_dir, tmp_path):
+    local_forum.load_forum(FF)
+    out = tmp_path / "storia.json"
+    registry = fixtures_dir / "registry" / "hollow_vs_quincy.toml"
+    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache",
+                   "--no-sheets", "--registry", str(registry), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b""
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert str(registry) in doc["registry"]["sources"]
+    sheet_requests = [r.path for r in local_forum.requests_log if "7000010" in r.path]
+    assert sheet_requests == []  # --no-sheets
+
+
+def test_progress_bar_drawn_on_a_terminal(local_forum, tmp_path):
+    local_forum.load_forum(FF)
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "server", "scrape", local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1",
+             "--allow-private", "--no-cache", "-o", str(tmp_path / "h.json")],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        slave = None
+        seen = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 30)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+    text = seen.decode("utf-8", "replace")
+    assert "] 1/2 " in text and "] 2/2 " in text and "#" in text
+    assert (tmp_path / "h.json").exists()
+
+
+@pytest.mark.parametrize("args,status,code", [
+    (["https://gdr.example.org/viewtopic.php?t=1"], 2, "host_not_allowed"),
+    (["/non/esiste/pagina.html"], 2, "bad_source"),
+    (["ftp://bleach-gdr.forumfree.it/x"], 2, "host_not_allowed"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, status, code):
+    proc = run_cli(*args)
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == status
+    assert err.count("\n") == 1 and f"[{code}]" in err and "Traceback" not in err
+    assert proc.stdout == b""
+
+
+def test_not_a_thread_is_bad_input(tmp_path):
+    page = tmp_path / "vuota.html"
+    page.write_text("<html><body><p>Nessun messaggio qui.</p></body></html>", encoding="utf-8")
+    proc = run_cli(str(page))
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == 2 and "Traceback" not in err and err.startswith("arbitro scrape: errore [")
+
+
+def test_fetch_failure_is_exit_3(local_forum, tmp_path):
+    proc = run_cli(local_forum.url("/?t=404404"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache")
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == 3
+    assert "[fetch_failed]" in err and "404" in err and err.count("\n") == 1
+    assert proc.stdout == b""
+
+
+def test_robots_block_is_exit_3(local_forum):
+    local_forum.load_forum(FF)
+    local_forum.set_robots("User-agent: *\nDisallow: /\n")
+    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache")
+    assert proc.returncode == 3 and b"[blocked_by_robots]" in proc.stderr
+
+
+def test_private_address_refused_without_allow_private(local_forum):
+    local_forum.load_forum(FF)
+    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--no-cache")
+    assert proc.returncode == 2 and b"[host_not_allowed]" in proc.stderr
+    assert local_forum.requests_log == []

@@ -1,0 +1,277 @@
+"""The crawl over real HTTP: every fixture forum fetched page by page from the local forum server."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+
+import pytest
+
+from scraper.crawl import BadSource, crawl, rescrape, scrape
+from scraper.errors import FetchFailed, NotAThread
+from scraper.fetch import Fetcher
+from scraper.parse import parse_pages
+
+THREAD_HOSTS = {  # forum host → (platform, skin, page paths in order)
+    "bleach-gdr.forumfree.it": ("forumfree", "ff-current", ["/?t=62345678", "/?t=62345678&st=15"]),
+    "arena-shinigami.forumattivo.com": ("forumotion", "phpbb3", ["/t87-arena-di-karakura-hollow-vs-quincy",
+                                                                 "/t87p20-arena-di-karakura-hollow-vs-quincy"]),
+    "tempio-kenshi.forumattivo.com": ("forumotion", "phpbb2", ["/t42-duello-al-tempio-kenshi-vs-mizuki",
+                                                               "/t42p5-duello-al-tempio-kenshi-vs-mizuki"]),
+    "ninja-gdr.forumattivo.it": ("forumotion", "invision", ["/t42-duello-al-tempio-kenshi-vs-mizuki",
+                                                            "/t42p5-duello-al-tempio-kenshi-vs-mizuki"]),
+    "forum.karakura-gdr.it": ("phpbb", "prosilver", ["/viewtopic.php?t=312", "/viewtopic.php?t=312&start=15"]),
+}
+FF = "bleach-gdr.forumfree.it"
+FF_PAGES = THREAD_HOSTS[FF][2]
+
+
+def _manifest(fixtures_dir):
+    return json.loads((fixtures_dir / "manifest.json").read_text(encoding="utf-8"))
+
+
+def _offline(fixtures_dir, host, kind="html"):
+    """The same thread parsed from the fixture files under their real URLs: what the crawl must reproduce."""
+    entries = sorted((e for e in _manifest(fixtures_dir) if host in e["url"] and e["kind"] == kind
+                      and e.get("story")), key=lambda e: e["page"])
+    return parse_pages([((fixtures_dir / e["path"]).read_bytes(), e["url"]) for e in entries])
+
+
+def _essence(post):
+    """What a post says, without the URLs that differ between the real forum and the local server."""
+    schema = post.schema and replace(post.schema, sheet_url=None)
+    return (post.id, post.page, post.author, post.author_id, post.timestamp, post.role, post.body, post.rolls,
+            post.damage, schema, post.character, post.answers, post.edited_by, post.edited_at)
+
+
+def _page_log(server):
+    return [r for r in server.requests_log if r.path != "/robots.txt"]
+
+
+@pytest.mark.parametrize("host", sorted(THREAD_HOSTS))
+def test_multi_page_thread_fetched_in_order_equals_offline_parse(host, local_forum, local_fetcher, fixtures_dir):
+    platform, skin, paths = THREAD_HOSTS[host]
+    local_forum.load_forum(host)
+    seen = []
+    result = crawl(local_forum.url(paths[0]), fetcher=local_fetcher, progress=lambda d, t, u: seen.append((d, t, u)))
+    history = result.history
+    assert (history.thread.platform, history.thread.skin, history.thread.pages) == (platform, skin, len(paths))
+    # pages in order, each once, before any sheet
+    page_requests = [r.path for r in _page_log(local_forum)][:len(paths)]
+    assert page_requests == paths
+    assert [p.index for p in result.pages] == list(range(1, len(paths) + 1))
+    assert all(p.changed and not p.not_modified for p in result.pages)
+    expected = _offline(fixtures_dir, host)
+    assert [_essence(p) for p in history.posts] == [_essence(p) for p in expected.posts]
+    assert len(history.posts) >= 6
+    assert seen[:len(paths)] == [(i, len(paths), local_forum.url(p)) for i, p in enumerate(paths, start=1)]
+
+
+def test_starting_from_a_later_page_still_reads_the_whole_thread(local_forum, local_fetcher, fixtures_dir):
+    local_forum.load_forum(FF)
+    history = scrape([local_forum.url(FF_PAGES[1])], fetcher=local_fetcher, follow_sheets=False)
+    assert [_essence(p) for p in history.posts] == [_essence(p) for p in _offline(fixtures_dir, FF).posts]
+
+
+def test_sheets_followed_once_each_and_characters_set(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    result = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    sheet_requests = [r.path for r in _page_log(local_forum) if r.path not in FF_PAGES]
+    assert sorted(sheet_requests) == ["/?t=70000101", "/?t=70000102"]  # 13 links, two sheets, one GET each
+    assert [(s.outcome, s.characters) for s in result.sheets] == [("ok", ("Hollow",)), ("ok", ("Quincy",))]
+    registry = result.history.registry
+    hollow = registry.characters["Hollow"]
+    assert (hollow.stats["Forza"].base, hollow.stats["Forza"].bonus, hollow.resources["PV"].max) == (5, 1, 52)
+    assert registry.techniques["Artigli Affilati"].potenziale == 12
+    players = {p.author: p.character for p in result.history.posts if p.role == "player" and p.schema}
+    assert players == {"Kurogane": "Hollow", "Seireitei_Ryo": "Quincy"}
+
+
+def test_registry_file_wins_over_sheets(local_forum, local_fetcher, fixtures_dir, tmp_path):
+    text = (fixtures_dir / "registry" / "hollow_vs_quincy.toml").read_text(encoding="utf-8")
+    assert "pv_max = 52" in text
+    path = tmp_path / "registro.toml"
+    path.write_text(text.replace("pv_max = 52", "pv_max = 60", 1), encoding="utf-8")
+    local_forum.load_forum(FF)
+    history = scrape([local_forum.url(FF_PAGES[0])], fetcher=local_fetcher, registry_file=path)
+    assert history.registry.characters["Hollow"].resources["PV"].max == 60
+    assert str(path) in " ".join(history.registry.sources)
+
+
+def test_missing_sheet_is_recorded_not_fatal(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    local_forum.remove_page("/?t=70000102")
+    result = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    outcomes = {s.url.rsplit("=", 1)[1]: s.outcome for s in result.sheets}
+    assert outcomes == {"70000101": "ok", "70000102": "missing"}
+    assert "Quincy" not in result.history.registry.characters and len(result.history.posts) == 18
+
+
+def test_sheet_failing_for_good_fails_the_crawl(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    local_forum.set_behaviour("/?t=70000101", statuses=[503] * 10)
+    with pytest.raises(FetchFailed) as info:
+        crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    assert info.value.status == 503
+
+
+def test_rescrape_of_an_unchanged_thread_costs_304s(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    local_forum.reset_log()
+    again = rescrape(first, fetcher=local_fetcher)
+    log = _page_log(local_forum)
+    assert [r.path for r in log[:2]] == FF_PAGES
+    assert all(r.conditional and r.status == 304 and r.bytes_sent == 0 for r in log)  # pages and sheets
+    assert again.changed_pages == () and again.first_changed_page is None
+    assert all(p.not_modified and p.from_cache for p in again.pages)
+    assert [_essence(p) for p in again.history.posts] == [_essence(p) for p in first.history.posts]
+    assert again.history.registry == first.history.registry
+
+
+def _new_ff_post(page_bytes: bytes, new_id: str, text: str) -> bytes:
+    last = re.findall(rb'<li class="post" id="ee\d+">.*?\n</li>\n', page_bytes, re.S)[-1]
+    old_id = re.search(rb'id="ee(\d+)"', last).group(1)
+    post = last.replace(old_id, new_id.encode())
+    body = re.search(rb"\n(La freccia[^<]*)<br>", post)
+    return post.replace(body.group(1), text.encode("cp1252"))
+
+
+def test_new_post_on_the_last_page_is_picked_up(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    post = _new_ff_post(local_forum.page(FF_PAGES[1]), "600999", "Hollow si rialza e carica di nuovo.")
+    local_forum.add_post(FF_PAGES[1], post, before=b'</ul>\n</div>\n<div class="pages Bottom">')
+    local_forum.reset_log()
+    again = rescrape(first, fetcher=local_fetcher)
+    statuses = [(r.path, r.status) for r in _page_log(local_forum)][:2]
+    assert statuses == [(FF_PAGES[0], 304), (FF_PAGES[1], 200)]
+    assert again.changed_pages == (2,) and again.first_changed_page == 2
+    assert [p.id for p in again.history.posts] == [p.id for p in first.history.posts] + ["600999"]
+    assert "Hollow si rialza e carica di nuovo." in again.history.posts[-1].body
+
+
+def test_rescrape_from_a_stored_history_uses_page_hashes(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    post = _new_ff_post(local_forum.page(FF_PAGES[1]), "600998", "Il Quincy cade.")
+    local_forum.add_post(FF_PAGES[1], post, before=b'</ul>\n</div>\n<div class="pages Bottom">')
+    # a new fetcher with an empty cache: every page answers 200, the stored hashes tell what changed
+    fresh = Fetcher(replace(local_fetcher.policy, cache_dir=None))
+    again = crawl(local_forum.url(FF_PAGES[0]), fetcher=fresh, previous=first.page_hashes)
+    assert [p.not_modified for p in again.pages] == [False, False]
+    assert again.changed_pages == (2,)
+
+
+def test_a_page_that_appears_later_is_found_from_the_last_page(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher, follow_sheets=False)
+    page2 = local_forum.page(FF_PAGES[1])
+    link3 = b'<li><a href="/?t=62345678&amp;st=30" title="Pagina 3">3</a></li>'
+    page3 = re.sub(rb'id="(ee|entry)6002(\d)0"', rb'id="\g<1>6003\g<2>0"', page2)
+    page3 = page3.replace(b'<li class="current"><span>2</span></li>',
+                          b'<li><a href="/?t=62345678&amp;st=15" title="Pagina 2">2</a></li>'
+                          b'<li class="current"><span>3</span></li>')
+    local_forum.set_page("/?t=62345678&st=30", page3, content_type="text/html; charset=iso-8859-1")
+    # only page 2 learns about page 3; page 1 stays as it was (and answers 304)
+    local_forum.replace_in_page(FF_PAGES[1], b'<li class="current"><span>2</span></li>',
+                                 b'<li class="current"><span>2</span></li>' + link3)
+    local_forum.reset_log()
+    again = rescrape(first, fetcher=local_fetcher, follow_sheets=False)
+    assert [(r.path, r.status) for r in _page_log(local_forum)] == [
+        (FF_PAGES[0], 304), (FF_PAGES[1], 200), ("/?t=62345678&st=30", 200)]
+    assert [p.index for p in again.pages] == [1, 2, 3] and again.changed_pages == (2, 3)
+    new_ids = [p.id for p in again.history.posts if p.id.startswith("6003")]
+    assert new_ids and again.history.posts[-1].page == 3
+
+
+def test_a_failed_page_fails_the_whole_crawl(local_forum, local_fetcher, sleeps):
+    local_forum.load_forum(FF)
+    local_forum.set_behaviour(FF_PAGES[1], statuses=[500] * 10)
+    with pytest.raises(FetchFailed) as info:
+        scrape([local_forum.url(FF_PAGES[0])], fetcher=local_fetcher)
+    assert info.value.status == 500 and len(sleeps) == 3
+
+
+def test_500_then_success_during_a_crawl(local_forum, local_fetcher, fixtures_dir, sleeps):
+    local_forum.load_forum(FF)
+    local_forum.set_behaviour(FF_PAGES[1], statuses=[500])
+    history = scrape([local_forum.url(FF_PAGES[0])], fetcher=local_fetcher, follow_sheets=False)
+    assert sleeps == [0.5]
+    assert [_essence(p) for p in history.posts] == [_essence(p) for p in _offline(fixtures_dir, FF).posts]
+
+
+def test_a_page_of_another_thread_is_refused(local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    local_forum.set_behaviour(FF_PAGES[1], redirect="/?t=63000001")
+    with pytest.raises(NotAThread):
+        scrape([local_forum.url(FF_PAGES[0])], fetcher=local_fetcher, follow_sheets=False)
+
+
+def test_saved_pages_in_any_order_use_their_canonical_url(fixtures_dir):
+    folder = fixtures_dir / "forumotion" / "phpbb3"
+    result = crawl([str(folder / "t87p20.html"), str(folder / "t87p0.html")])
+    assert [p.index for p in result.pages] == [1, 2]
+    assert result.pages[0].url == "https://arena-shinigami.forumattivo.com/t87-arena-di-karakura-hollow-vs-quincy"
+    assert result.sheets == ()  # offline: no sheet fetched
+    expected = _offline(fixtures_dir, "arena-shinigami.forumattivo.com")
+    assert result.history.posts == expected.posts and result.history.thread.host == expected.thread.host
+
+
+def test_saved_pages_that_do_not_say_their_number_keep_the_given_order(fixtures_dir):
+    folder = fixtures_dir / "forumfree"
+    result = crawl([str(folder / "topic_62345678_st0.html"), str(folder / "topic_62345678_st15.html")])
+    assert [p.index for p in result.pages] == [1, 2]
+    expected = _offline(fixtures_dir, FF)
+    assert [(p.id, p.author, p.body, p.rolls) for p in result.history.posts] == \
+        [(p.id, p.author, p.body, p.rolls) for p in expected.posts]
+
+
+def test_saved_page_url_sniffing():
+    from scraper.crawl import saved_page_url
+
+    assert saved_page_url(b"<!-- saved from url=(0040)https://gdr.forumfree.it/?t=5&st=15 -->\n<html>") == \
+        "https://gdr.forumfree.it/?t=5&st=15"
+    assert saved_page_url(b'<head><link href="https://x.forumattivo.com/t1p15-a" rel="canonical"></head>') == \
+        "https://x.forumattivo.com/t1p15-a"
+    assert saved_page_url(b"<meta property='og:url' content='https://f.it/viewtopic.php?t=3&amp;start=10'>") == \
+        "https://f.it/viewtopic.php?t=3&start=10"
+    assert saved_page_url(b'<link rel="canonical" href="javascript:alert(1)">') is None
+    assert saved_page_url(b"<html><body>niente</body></html>") is None
+
+
+def test_saved_api_json_pages(fixtures_dir):
+    files = sorted((fixtures_dir / "forumfree").glob("api_62345678_st*.json"))
+    history = scrape([str(f) for f in files])
+    html = _offline(fixtures_dir, FF)
+    assert [p.id for p in history.posts] == [p.id for p in html.posts]
+
+
+def test_saved_pages_with_a_registry_file(fixtures_dir):
+    history = scrape([str(fixtures_dir / "forumfree" / "topic_62345678_st0.html")],
+                     registry_file=fixtures_dir / "registry" / "hollow_vs_quincy.toml")
+    assert set(history.registry.characters) >= {"Hollow", "Quincy"}
+
+
+@pytest.mark.parametrize("sources,match", [
+    ([], "nessuna sorgente"),
+    (["/non/esiste.html"], "file non trovato"),
+    (["http://127.0.0.1/?t=1", "pagina.html"], "mescolare"),
+    (["http://127.0.0.1/?t=1", "http://127.0.0.1/?t=2"], "una discussione alla volta"),
+])
+def test_bad_sources_are_named(sources, match):
+    with pytest.raises(BadSource, match=match) as info:
+        scrape(sources)
+    assert info.value.code == "bad_source"
+
+
+@pytest.mark.parametrize("name", ["forumfree/topic_62345678_st0.html", "forumotion/phpbb3/t87p0.html"])
+def test_two_files_of_the_same_page_are_refused(fixtures_dir, name):
+    page = str(fixtures_dir / name)
+    with pytest.raises(BadSource, match="stessa pagina"):
+        scrape([page, page])
+
+
+def test_missing_registry_file_is_named(fixtures_dir, tmp_path):
+    with pytest.raises(BadSource, match="registro"):
+        scrape([str(fixtures_dir / "forumfree" / "topic_62345678_st0.html")], registry_file=tmp_path / "no.toml")

@@ -1,0 +1,289 @@
+"""Tests of scraper.dicetag: expressions, guida labels, roll authenticity and text recognition of rolls."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine.history import Modifier
+from scraper.dicetag import (
+    TextRoll, find_text_rolls, make_roll, normalise_expression, parse_expression, parse_label,
+)
+from scraper.errors import DiceExpressionError, ParseError, ScrapeError
+
+# The two "Lancio del Dado" examples of the guida rule text, verbatim.
+RULE_DEFENSIVE = "[dice=1d24+6]Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +4 [Destrezza])[/dice]"
+RULE_OFFENSIVE = ("[dice=1d12+6]Attacco [Artigli Affilati, Sonìdo] (Hollow vs Quincy): (+2 [Raggio Corto], "
+                  "+2 [Bonus Arma] -1 [Mirato Arti] +6 [Destrezza])[/dice]")
+
+
+# --- expressions ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr, expected", [
+    ("1d12+6", (1, 12, 6)),
+    ("1D24 + 6", (1, 24, 6)),
+    ("2d6-1", (2, 6, -1)),
+    ("d20", (1, 20, 0)),
+    ("3d8", (3, 8, 0)),
+    ("1d12 − 2", (1, 12, -2)),
+    ("1d12+6-1", (1, 12, 5)),
+    (" 100d1000+10000 ", (100, 1000, 10000)),
+])
+def test_parse_expression(expr, expected):
+    assert parse_expression(expr) == expected
+
+
+@pytest.mark.parametrize("expr", [
+    "", "d", "1d", "12", "1d12+", "1d12+six", "0d6", "1d0", "101d6", "1d1001", "1d6+10001", "1d6-10001",
+    "1d12 Attacco", "dd12", "1d12*2", "<script>1d6</script>",
+])
+def test_parse_expression_rejects(expr):
+    with pytest.raises(DiceExpressionError) as info:
+        parse_expression(expr)
+    assert info.value.code == "dice_expression"
+    assert isinstance(info.value, ParseError) and isinstance(info.value, ScrapeError)
+
+
+@pytest.mark.parametrize("args, text", [((1, 12, 6), "1d12+6"), ((2, 6, -1), "2d6-1"), ((1, 20, 0), "1d20")])
+def test_normalise_expression(args, text):
+    assert normalise_expression(*args) == text
+    assert parse_expression(text) == args
+
+
+# --- labels --------------------------------------------------------------------------------------
+
+def test_label_rule_text_offensive_example():
+    raw = RULE_OFFENSIVE[len("[dice=1d12+6]"):-len("[/dice]")]
+    label = parse_label(raw)
+    assert label.raw == raw
+    assert label.action == "Attacco"
+    assert label.techniques == ("Artigli Affilati", "Sonìdo")
+    assert label.actor == "Hollow"
+    assert label.targets == ("Quincy",)
+    assert label.modifiers == (Modifier(2, "Raggio Corto"), Modifier(2, "Bonus Arma"), Modifier(-1, "Mirato Arti"),
+                               Modifier(6, "Destrezza"))
+    assert label.error is None
+
+
+def test_label_rule_text_defensive_example():
+    label = parse_label("Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +4 [Destrezza])")
+    assert (label.action, label.techniques, label.actor, label.targets) == ("Protezione", (), "Hollow", ("Quincy",))
+    assert label.modifiers == (Modifier(2, "Bonus Protezione"), Modifier(4, "Destrezza"))
+    assert label.error is None
+
+
+@pytest.mark.parametrize("raw, action, techniques, actor, targets, modifiers", [
+    ("Attacco Multiplo [Freccia Sacra] (Quincy VS Hollow, Ichigo) (+2 Raggio Corto −1 [Mirato] [Destrezza +6])",
+     "Attacco Multiplo", ("Freccia Sacra",), "Quincy", ("Hollow", "Ichigo"),
+     ((2, "Raggio Corto"), (-1, "Mirato"), (6, "Destrezza"))),
+    ("Contrattacco Diretto [Zanpakuto] (Ichigo contro Quincy e Hollow): +2 [Raggio Corto] +5 [Destrezza]",
+     "Contrattacco Diretto", ("Zanpakuto",), "Ichigo", ("Quincy", "Hollow"), ((2, "Raggio Corto"), (5, "Destrezza"))),
+    ("[b]Schivata[/b] (Quincy vs Hollow): ([color=red]+4 [Destrezza][/color])",
+     "Schivata", (), "Quincy", ("Hollow",), ((4, "Destrezza"),)),
+    ("<b>Parata</b> [Scudo di Reishi] (Quincy vs Hollow) (+2 [Bonus Protezione], +4 [Destrezza])",
+     "Parata", ("Scudo di Reishi",), "Quincy", ("Hollow",), ((2, "Bonus Protezione"), (4, "Destrezza"))),
+    ("Azione Secondaria Indipendente (Hollow vs Quincy) +2 [Preparazione] +6 [Destrezza]",
+     "Azione Secondaria Indipendente", (), "Hollow", ("Quincy",), ((2, "Preparazione"), (6, "Destrezza"))),
+    ("Attacco [Cero] (Hollow vs. Quincy):(+2 [Raggio Corto]+6 [Destrezza])",
+     "Attacco", ("Cero",), "Hollow", ("Quincy",), ((2, "Raggio Corto"), (6, "Destrezza"))),
+    ("Attacco  [Cero]  ( Hollow  vs  Quincy ) :  + 2  [Raggio Corto] , + 6 Destrezza",
+     "Attacco", ("Cero",), "Hollow", ("Quincy",), ((2, "Raggio Corto"), (6, "Destrezza"))),
+    ("Attacco [Cero] (Hollow vs Quincy) &minus;2 [Sbilanciamento] &#43;6 [Destrezza]",
+     "Attacco", ("Cero",), "Hollow", ("Quincy",), ((-2, "Sbilanciamento"), (6, "Destrezza"))),
+    ("Attacco Hollow vs Quincy: +2 [Raggio Corto]",
+     "Attacco", (), "Hollow", ("Quincy",), ((2, "Raggio Corto"),)),
+    ("Potenziamento [Sonìdo] (Hollow): +0 [Nessun bonus]",
+     "Potenziamento", ("Sonìdo",), "Hollow", (), ((0, "Nessun bonus"),)),
+])
+def test_label_variants(raw, action, techniques, actor, targets, modifiers):
+    label = parse_label(raw)
+    assert label.action == action
+    assert label.techniques == techniques
+    assert label.actor == actor
+    assert label.targets == targets
+    assert tuple((m.amount, m.label) for m in label.modifiers) == modifiers
+    assert label.raw == raw
+
+
+@pytest.mark.parametrize("raw, error", [
+    ("", "empty"),
+    ("   ", "empty"),
+    ("Attacco [Artigli Affilati: +2 [Raggio Corto]", "unbalanced_brackets"),
+    ("Attacco con tanta rabbia", "no_actor"),
+    ("(Hollow vs Quincy): +2 [Raggio Corto]", "no_action"),
+    ("Attacco (Hollow vs Quincy): +2 [Raggio Corto] e poi corre via", "unparsed_modifiers"),
+])
+def test_label_errors(raw, error):
+    label = parse_label(raw)
+    assert label.error == error
+    assert label.raw == raw
+
+
+def test_label_partial_keeps_what_it_read():
+    label = parse_label("Attacco con rabbia +2 [Raggio Corto]")
+    assert label.error == "no_actor"
+    assert label.modifiers == (Modifier(2, "Raggio Corto"),)
+
+
+def test_label_script_injection_is_text_only():
+    label = parse_label("<script>alert('x')</script>Attacco (Hollow vs Quincy): +2 [X]")
+    assert label.action == "Attacco"
+    assert label.actor == "Hollow"
+    assert "script" not in (label.action or "")
+
+
+# --- rolls ---------------------------------------------------------------------------------------
+
+def test_make_roll_authentic():
+    roll = make_roll(expression="1D12 + 6", faces=[7], total=13, label=RULE_OFFENSIVE[13:-7], source="forum_roller")
+    assert (roll.expression, roll.count, roll.sides, roll.constant) == ("1d12+6", 1, 12, 6)
+    assert roll.faces == (7,) and roll.total == 13
+    assert roll.authentic is True and roll.problems == ()
+    assert roll.tag is not None and roll.tag.actor == "Hollow" and roll.source == "forum_roller"
+
+
+@pytest.mark.parametrize("kwargs, problems", [
+    (dict(expression="1d12+6", faces=[7], total=13, source="typed_text"), ("typed_by_hand",)),
+    (dict(expression="1d12+6", faces=[13], total=19, source="forum_roller"), ("faces_out_of_range",)),
+    (dict(expression="1d12+6", faces=[0], total=6, source="forum_roller"), ("faces_out_of_range",)),
+    (dict(expression="2d6", faces=[3], total=3, source="phpbb_dice"), ("face_count_mismatch",)),
+    (dict(expression="1d12+6", faces=[7], total=15, source="forum_roller"), ("total_mismatch",)),
+    (dict(expression="1d12+6", faces=None, total=19, source="forum_roller"), ("total_out_of_range",)),
+    (dict(expression="1d12+6", faces=None, total=18, source="forum_roller"), ()),
+    (dict(expression="un dado", faces=[3], total=3, source="forum_roller"), ("unparsable_expression",)),
+    (dict(expression="1d12", faces=["7"], total="7", source="forumotion_gm"), ()),
+    (dict(expression="1d12", faces=["sette"], total=7, source="forum_roller"), ("unreadable_faces",)),
+    (dict(expression="1d12", faces=[7], total="tredici", source="forum_roller"), ("unreadable_total",)),
+    (dict(expression="1d12", faces=[7], total=7, source="carrier pigeon"), ("unknown_source", "typed_by_hand")),
+    (dict(expression="1d12+6", faces=[13, 2], total=30, source="forum_roller"),
+     ("faces_out_of_range", "face_count_mismatch", "total_mismatch")),
+])
+def test_make_roll_problems(kwargs, problems):
+    roll = make_roll(label="Attacco (Hollow vs Quincy): +6 [Destrezza]", **kwargs)
+    assert roll.problems == problems
+    assert roll.authentic is (problems == ())
+
+
+def test_make_roll_empty_label_has_no_tag():
+    roll = make_roll(expression="d20", faces=[20], total=20, label="", source="forum_roller")
+    assert roll.tag is None and roll.label == "" and roll.expression == "1d20"
+
+
+# --- text recognition ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expression, faces, total, kind", [
+    ("1d12+6 => 7 => 13", "1d12+6", (7,), 13, "rendered"),
+    ("Lancio: 1d12+6 = 7 + 6 = 13", "1d12+6", (7,), 13, "rendered"),
+    ("1d24+6: [17] + 6 = 23", "1d24+6", (17,), 23, "rendered"),
+    ("Risultato: 7 (1d12) +6 = 13", "1d12+6", (7,), 13, "rendered"),
+    ("Dado: 1d12+6\nRisultato: 7 + 6 = 13", "1d12+6", (7,), 13, "rendered"),
+    ("Dado: 1d12+6 Risultato: 7 Totale: 13", "1d12+6", (7,), 13, "rendered"),
+    ("2d6+1 => 3, 4 => 8", "2d6+1", (3, 4), 8, "rendered"),
+    ("2D6 − 1 => 3 + 4 => 6", "2d6-1", (3, 4), 6, "rendered"),
+    ("Attacco (Hollow vs Quincy): 1d12+6 = 13 e poi colpisce", "1d12+6", None, 13, "typed"),
+])
+def test_find_text_rolls_forms(text, expression, faces, total, kind):
+    rolls = find_text_rolls(text)
+    assert [(r.expression, r.faces, r.total, r.kind) for r in rolls] == [(expression, faces, total, kind)]
+
+
+def test_find_text_rolls_rule_examples_as_typed_tags():
+    text = "Hollow scatta in avanti.\n" + RULE_OFFENSIVE + "\nPoi si protegge.\n" + RULE_DEFENSIVE
+    rolls = find_text_rolls(text)
+    assert [(r.expression, r.kind, r.faces, r.total) for r in rolls] == [
+        ("1d12+6", "typed", None, None), ("1d24+6", "typed", None, None)]
+    assert rolls[0].label == RULE_OFFENSIVE[13:-7]
+    assert rolls[1].label == "Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +4 [Destrezza])"
+    assert text[rolls[0].start:rolls[0].end] == RULE_OFFENSIVE
+    assert text[rolls[1].start:rolls[1].end] == RULE_DEFENSIVE
+
+
+def test_find_text_rolls_label_and_span():
+    text = "Narrazione.\nAttacco [Cero] (Hollow vs Quincy): (+6 [Destrezza]) 1d12+6 => 9 => 15\nAltro."
+    (roll,) = find_text_rolls(text)
+    assert roll.label == "Attacco [Cero] (Hollow vs Quincy): (+6 [Destrezza])"
+    assert text[roll.start:roll.end] == "1d12+6 => 9 => 15"
+    assert roll == TextRoll(roll.start, roll.end, "1d12+6", (9,), 15, roll.label, "rendered")
+
+
+def test_find_text_rolls_several_in_order():
+    text = "Prima 1d12+6 => 7 => 13, poi 1d18+4 => 18 => 22 e infine [dice=d8]Sbilanciamento[/dice]"
+    rolls = find_text_rolls(text)
+    assert [(r.expression, r.total) for r in rolls] == [("1d12+6", 13), ("1d18+4", 22), ("1d8", None)]
+    assert rolls[2].label == "Sbilanciamento"
+
+
+def test_find_text_rolls_ignores_prose_without_results():
+    assert find_text_rolls("Il dado è un d12 e io ho 3d6 di esperienza, vado al D2 di via Roma.") == []
+    assert find_text_rolls("Nessun numero qui") == []
+    assert find_text_rolls("") == []
+
+
+def test_find_text_rolls_keeps_out_of_limit_expressions_raw():
+    (roll,) = find_text_rolls("5d2000 => 3 => 3")
+    assert roll.expression == "5d2000"
+    assert make_roll(expression=roll.expression, faces=roll.faces, total=roll.total, label="",
+                     source="forum_roller").problems == ("unparsable_expression",)
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+_HOSTILE = st.one_of(
+    st.text(max_size=400),
+    st.text(alphabet="[]()<>+-−=:,/dD0123456789 vsVS\n&;#x", max_size=400),
+    st.builds(lambda a, b: a + "[dice=" + b + "]" + a + "[/dice]", st.text(max_size=50), st.text(max_size=30)),
+    st.builds(lambda n: "[" * n + "(" * n + "1d6+" * n + ")" * n, st.integers(0, 300)),
+    st.just("<script>alert(1)</script><img src=x onerror=alert(1)>[url=javascript:alert(1)]x[/url]"),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_HOSTILE)
+def test_parsers_never_raise(text):
+    label = parse_label(text)
+    assert label.raw == text
+    for roll in find_text_rolls(text):
+        assert 0 <= roll.start < roll.end <= len(text)
+        assert roll.kind in ("rendered", "typed")
+    roll = make_roll(expression=text, faces=[1], total=text, label=text, source="forum_roller")
+    assert roll.authentic is (roll.problems == ())
+
+
+@settings(max_examples=200, deadline=None)
+@given(_HOSTILE)
+def test_parse_expression_only_raises_its_error(text):
+    try:
+        count, sides, constant = parse_expression(text)
+    except DiceExpressionError:
+        return
+    assert 1 <= count <= 100 and 1 <= sides <= 1000 and abs(constant) <= 10000
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 100), st.integers(1, 1000), st.integers(-10000, 10000))
+def test_expression_round_trip(count, sides, constant):
+    assert parse_expression(normalise_expression(count, sides, constant)) == (count, sides, constant)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 5), st.integers(2, 30), st.integers(-20, 20), st.data())
+def test_rendered_roll_round_trip(count, sides, constant, data):
+    faces = data.draw(st.lists(st.integers(1, sides), min_size=count, max_size=count))
+    total = sum(faces) + constant
+    expr = normalise_expression(count, sides, constant)
+    text = f"Attacco (Hollow vs Quincy): {expr} => {', '.join(map(str, faces))} => {total}"
+    (roll,) = find_text_rolls(text)
+    assert (roll.expression, roll.faces, roll.total, roll.kind) == (expr, tuple(faces), total, "rendered")
+    made = make_roll(expression=roll.expression, faces=roll.faces, total=roll.total, label=roll.label,
+                     source="phpbb_dice")
+    assert made.authentic and made.tag.actor == "Hollow"
+
+
+@pytest.mark.parametrize("unit", ["[(" , "1d6+", "[dice=1d6]", "a vs b (", "+1 [", "1d12+6 = ", "Risultato: 7 ("])
+def test_huge_hostile_input_completes(unit):
+    # A property, not a timing: 100k characters of a pathological unit are parsed to the end.
+    text = unit * (100_000 // len(unit))
+    parse_label(text)
+    rolls = find_text_rolls(text)
+    assert all(r.end <= len(text) for r in rolls)
+    with pytest.raises(DiceExpressionError):
+        parse_expression(text)

@@ -1,0 +1,352 @@
+"""The fetch layer over real HTTP against the local fixture forum (tests/forumserver.py)."""
+from __future__ import annotations
+
+import email.utils
+import time
+from dataclasses import replace
+
+import pytest
+
+from scraper.errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
+from scraper.fetch import Fetcher, FetchPolicy, host_matches, parse_retry_after
+
+PAGE1 = "<html><head><title>Duello</title></head><body><p>Hollow attacca.</p></body></html>"
+PAGE2 = "<html><head><title>Duello</title></head><body><p>Quincy para.</p></body></html>"
+
+
+def _page_requests(server):
+    return [r for r in server.requests_log if r.path != "/robots.txt"]
+
+
+def test_pages_fetched_in_order_with_descriptive_headers(local_forum, local_fetcher):
+    paths = local_forum.add_thread("phpbb", 7, [PAGE1, PAGE2, PAGE1.replace("Hollow", "Rukia")])
+    results = [local_fetcher.get(local_forum.url(p)) for p in paths]
+    assert [r.status for r in results] == [200, 200, 200]
+    assert b"Quincy para" in results[1].content and b"Rukia" in results[2].content
+    logged = _page_requests(local_forum)
+    assert [r.path for r in logged] == ["/viewtopic.php?t=7&start=0", "/viewtopic.php?t=7&start=10",
+                                        "/viewtopic.php?t=7&start=20"]
+    assert all(r.user_agent and r.user_agent.startswith("Arbitro/") for r in local_forum.requests_log)
+    assert not any(r.conditional for r in logged)
+
+
+def test_unchanged_page_answers_304_and_comes_from_cache(local_forum, local_fetcher):
+    paths = local_forum.add_thread("forumfree", 12, [PAGE1, PAGE2])
+    first = [local_fetcher.get(local_forum.url(p)) for p in paths]
+    local_forum.reset_log()
+    local_forum.replace_in_page(paths[1], "Quincy para.", "Quincy para. Hollow cade.")
+    again = [local_fetcher.get(local_forum.url(p)) for p in paths]
+
+    log = _page_requests(local_forum)
+    assert [r.conditional for r in log] == [True, True]
+    assert [r.status for r in log] == [304, 200]
+    assert log[0].if_none_match is not None and log[0].if_modified_since is not None
+    assert again[0].not_modified and again[0].from_cache and again[0].content == first[0].content
+    assert again[0].status == 200 and again[0].sha256 == first[0].sha256
+    assert not again[1].not_modified and b"Hollow cade" in again[1].content
+    assert again[1].sha256 != first[1].sha256
+
+
+def test_unconditional_get_skips_validators(local_forum, local_fetcher):
+    path = local_forum.set_page("/?t=3&st=0", PAGE1)
+    local_fetcher.get(local_forum.url(path))
+    local_fetcher.get(local_forum.url(path), conditional=False)
+    log = _page_requests(local_forum)
+    assert [r.conditional for r in log] == [False, False] and [r.status for r in log] == [200, 200]
+
+
+def test_torn_cache_entry_is_a_miss(local_forum, local_fetcher):
+    path = local_forum.set_page("/?t=3&st=0", PAGE1)
+    url = local_forum.url(path)
+    local_fetcher.get(url)
+    entry = local_fetcher.cache.path_for(url)
+    entry.write_bytes(entry.read_bytes()[:-5])  # body no longer matches its hash
+    result = local_fetcher.get(url)
+    assert not result.not_modified and result.content == PAGE1.encode()
+    assert [r.conditional for r in _page_requests(local_forum)] == [False, False]
+
+
+def test_429_retry_after_seconds_is_honoured(local_forum, local_fetcher, sleeps):
+    path = local_forum.set_page("/?t=4", PAGE1)
+    local_forum.set_behaviour(path, statuses=[429], retry_after="7")
+    result = local_fetcher.get(local_forum.url(path))
+    assert result.status == 200
+    assert sleeps == [7.0]
+    assert [r.status for r in _page_requests(local_forum)] == [429, 200]
+
+
+def test_429_retry_after_http_date_is_honoured(local_forum, local_fetcher, sleeps):
+    path = local_forum.set_page("/?t=4", PAGE1)
+    when = email.utils.formatdate(time.time() + 12, usegmt=True)
+    local_forum.set_behaviour(path, statuses=[429], retry_after=when)
+    local_fetcher.get(local_forum.url(path))
+    assert len(sleeps) == 1 and 9.0 <= sleeps[0] <= 12.0
+
+
+def test_retry_after_beyond_the_bound_gives_up_without_waiting(local_forum, local_fetcher, sleeps):
+    path = local_forum.set_page("/?t=4", PAGE1)
+    local_forum.set_behaviour(path, statuses=[429], retry_after="3600")
+    with pytest.raises(FetchFailed) as info:
+        local_fetcher.get(local_forum.url(path))
+    assert info.value.status == 429 and info.value.code == "fetch_failed"
+    assert sleeps == []
+    assert len(_page_requests(local_forum)) == 1
+
+
+def test_500_then_success_with_exponential_backoff(local_forum, local_fetcher, sleeps):
+    path = local_forum.set_page("/?t=5", PAGE2)
+    local_forum.set_behaviour(path, statuses=[500, 503])
+    result = local_fetcher.get(local_forum.url(path))
+    assert result.content == PAGE2.encode()
+    assert sleeps == [0.5, 1.0]
+    assert [r.status for r in _page_requests(local_forum)] == [500, 503, 200]
+
+
+def test_persistent_500_fails_after_the_retries_with_the_status(local_forum, local_fetcher, sleeps):
+    path = local_forum.set_page("/?t=5", PAGE2)
+    local_forum.set_behaviour(path, statuses=[500] * 10)
+    with pytest.raises(FetchFailed) as info:
+        local_fetcher.get(local_forum.url(path))
+    assert info.value.status == 500
+    assert len(_page_requests(local_forum)) == 4  # first try + 3 retries
+    assert sleeps == [0.5, 1.0, 2.0]
+
+
+def test_404_is_not_retried(local_forum, local_fetcher, sleeps):
+    with pytest.raises(FetchFailed) as info:
+        local_fetcher.get(local_forum.url("/?t=999"))
+    assert info.value.status == 404 and sleeps == []
+
+
+def _wait_quiet(entry, seconds=3.0):
+    """Wait until the server stops pushing bytes for this request."""
+    last, deadline = -1, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if entry.bytes_sent == last:
+            return
+        last = entry.bytes_sent
+        time.sleep(0.2)
+
+
+def test_too_large_body_is_cut_while_streaming(local_forum, local_fetcher):
+    fetcher = Fetcher(replace(local_fetcher.policy, max_bytes=1024 * 1024))
+    size = 300 * 1024 * 1024
+    path = local_forum.set_page("/?t=6", PAGE1)
+    local_forum.set_behaviour(path, too_large=size)  # chunked, no Content-Length to trust
+    with pytest.raises(PageTooLarge):
+        fetcher.get(local_forum.url(path))
+    (entry,) = _page_requests(local_forum)
+    _wait_quiet(entry)
+    assert entry.bytes_sent < size // 10  # the client hung up long before the end
+
+
+def test_declared_too_large_body_is_refused_before_reading(local_forum, local_fetcher, sleeps):
+    fetcher = Fetcher(replace(local_fetcher.policy, max_bytes=1024 * 1024))
+    size = 300 * 1024 * 1024
+    path = local_forum.set_page("/?t=6", PAGE1)
+    local_forum.set_behaviour(path, too_large=size, declare_length=True)
+    with pytest.raises(PageTooLarge) as info:
+        fetcher.get(local_forum.url(path))
+    assert "314572800" in str(info.value) and sleeps == []  # not retried
+    (entry,) = _page_requests(local_forum)
+    _wait_quiet(entry)
+    assert entry.bytes_sent < size // 10
+
+
+def test_redirect_to_a_disallowed_host_is_refused(local_forum, local_fetcher):
+    path = local_forum.set_page("/?t=8", PAGE1)
+    local_forum.set_behaviour(path, redirect="http://evil.example/?t=8")
+    with pytest.raises(HostNotAllowed) as info:
+        local_fetcher.get(local_forum.url(path))
+    assert "evil.example" in str(info.value) and info.value.code == "host_not_allowed"
+    assert len(_page_requests(local_forum)) == 1
+
+
+def test_redirect_to_a_private_address_is_refused(local_forum, local_policy):
+    # 127.0.0.2 is on the host allowlist, but only 127.0.0.1 may be private: the hop is refused by address
+    fetcher = Fetcher(replace(local_policy, allowed_hosts=("127.0.0.1", "127.0.0.2")))
+    path = local_forum.set_page("/?t=8", PAGE1)
+    local_forum.set_behaviour(path, redirect=f"http://127.0.0.2:{local_forum.port}/?t=9")
+    with pytest.raises(HostNotAllowed) as info:
+        fetcher.get(local_forum.url(path))
+    assert "127.0.0.2" in str(info.value)
+
+
+def test_allowed_redirect_is_followed_and_recorded(local_forum, local_fetcher):
+    local_forum.set_page("/t10-duello", PAGE2)
+    old = local_forum.set_page("/t10-vecchio-titolo", PAGE1)
+    local_forum.set_behaviour(old, redirect="/t10-duello", redirect_status=301)
+    result = local_fetcher.get(local_forum.url(old))
+    assert result.final_url == local_forum.url("/t10-duello")
+    assert result.redirects == (local_forum.url(old),)
+    assert result.content == PAGE2.encode()
+
+
+def test_redirect_loop_fails_by_name(local_forum, local_fetcher):
+    a = local_forum.set_page("/ta-x", PAGE1)
+    b = local_forum.set_page("/tb-x", PAGE1)
+    local_forum.set_behaviour(a, redirect="/tb-x")
+    local_forum.set_behaviour(b, redirect="/ta-x")
+    with pytest.raises(FetchFailed, match="redirect"):
+        local_fetcher.get(local_forum.url(a))
+    assert len(_page_requests(local_forum)) == 6  # the first request and 5 redirects
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.2/?t=1", "http://10.0.0.7/?t=1", "http://169.254.169.254/latest/meta-data/",
+    "http://[::1]/?t=1", "http://0.0.0.0/?t=1", "http://224.0.0.1/?t=1",
+])
+def test_private_and_reserved_addresses_are_refused(url, sleeps):
+    host = url.split("//")[1].split("/")[0].strip("[]")
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=(host,), cache_dir=None, sleep=sleeps.append))
+    with pytest.raises(HostNotAllowed):
+        fetcher.get(url)
+
+
+def test_every_resolved_address_is_checked(sleeps):
+    def resolver(host, port):
+        return ["93.184.216.34", "10.1.2.3"]
+
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=("gdr.forumfree.it",), cache_dir=None, resolver=resolver))
+    with pytest.raises(HostNotAllowed, match="10.1.2.3"):
+        fetcher.get("https://gdr.forumfree.it/?t=1")
+
+
+def test_connection_time_check_catches_dns_rebinding(local_forum, sleeps):
+    # the pre-flight resolution says "public", the connection lands on loopback: refused at connect time
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=("localhost",), cache_dir=None, obey_robots=False, retries=0,
+                                  resolver=lambda host, port: ["93.184.216.34"], sleep=sleeps.append))
+    local_forum.set_page("/?t=1", PAGE1)
+    with pytest.raises(HostNotAllowed, match="privato"):
+        fetcher.get(f"http://localhost:{local_forum.port}/?t=1")
+    assert local_forum.requests_log == []
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/x", "file:///etc/passwd", "http://user:pw@127.0.0.1/?t=1",
+                                 "javascript:alert(1)", "http:///nohost"])
+def test_only_plain_http_urls_on_hosts(url, local_fetcher):
+    with pytest.raises(HostNotAllowed):
+        local_fetcher.get(url)
+
+
+def test_host_allowlist_wildcards():
+    patterns = ("*.forumfree.it", "forumcommunity.net")
+    assert host_matches("gdr.forumfree.it", patterns)
+    assert host_matches("GDR.ForumFree.it.", patterns)
+    assert not host_matches("forumfree.it", patterns)
+    assert not host_matches("evilforumfree.it", patterns)
+    assert not host_matches("forumfree.it.evil.example", patterns)
+    assert host_matches("forumcommunity.net", patterns)
+    assert not host_matches("x.forumcommunity.net", patterns)
+
+
+def test_robots_disallow_blocks_before_any_page_request(local_forum, local_fetcher):
+    local_forum.set_robots("User-agent: *\nDisallow: /viewtopic.php\n")
+    path = local_forum.set_page("/viewtopic.php?t=3", PAGE1)
+    with pytest.raises(BlockedByRobots) as info:
+        local_fetcher.get(local_forum.url(path))
+    assert info.value.code == "blocked_by_robots"
+    assert [r.path for r in local_forum.requests_log] == ["/robots.txt"]
+
+
+def test_robots_rules_for_our_agent_apply(local_forum, local_fetcher):
+    local_forum.set_robots("User-agent: Arbitro\nDisallow: /privato/\n\nUser-agent: *\nDisallow: /\n")
+    ok = local_forum.set_page("/?t=3", PAGE1)
+    local_forum.set_page("/privato/x", PAGE1)
+    assert local_fetcher.get(local_forum.url(ok)).status == 200
+    with pytest.raises(BlockedByRobots):
+        local_fetcher.get(local_forum.url("/privato/x"))
+    assert [r.path for r in local_forum.requests_log].count("/robots.txt") == 1  # cached per host
+
+
+def test_robots_crawl_delay_spaces_requests(local_forum, local_fetcher, sleeps):
+    local_forum.set_robots("User-agent: *\nCrawl-delay: 2\n")
+    paths = local_forum.add_thread("forumfree", 20, [PAGE1, PAGE2, PAGE1])
+    for p in paths:
+        local_fetcher.get(local_forum.url(p))
+    # robots.txt itself counts as the first request to the host
+    assert len(sleeps) == 3 and all(1.5 < s <= 2.0 for s in sleeps)
+
+
+@pytest.mark.parametrize("status,blocked", [(404, False), (410, False), (401, True), (403, True), (500, True)])
+def test_robots_status_handling(local_forum, local_fetcher, status, blocked):
+    local_forum.set_robots("irrelevant", status=status)
+    path = local_forum.set_page("/?t=3", PAGE1)
+    if blocked:
+        with pytest.raises(BlockedByRobots):
+            local_fetcher.get(local_forum.url(path))
+    else:
+        assert local_fetcher.get(local_forum.url(path)).status == 200
+
+
+def test_per_host_rate_limit(local_forum, local_fetcher, sleeps):
+    fetcher = Fetcher(replace(local_fetcher.policy, min_interval=0.8))
+    paths = local_forum.add_thread("forumotion", 30, [PAGE1, PAGE2, PAGE1])
+    for p in paths:
+        fetcher.get(local_forum.url(p))
+    # robots.txt, then three pages: three waits of (almost) the whole interval
+    assert len(sleeps) == 3 and all(0.5 < s <= 0.8 for s in sleeps)
+
+
+def test_slow_body_times_out(local_forum, local_fetcher, sleeps):
+    fetcher = Fetcher(replace(local_fetcher.policy, read_timeout=0.3, retries=1))
+    path = local_forum.set_page("/?t=11", PAGE1)
+    local_forum.set_behaviour(path, slow=2.0)
+    with pytest.raises(FetchTimeout) as info:
+        fetcher.get(local_forum.url(path))
+    assert isinstance(info.value, FetchFailed) and info.value.code == "fetch_timeout"
+    assert len(_page_requests(local_forum)) == 2 and sleeps == [0.5]  # timeouts are retried too
+
+
+def test_trickling_body_hits_the_total_deadline(local_forum, local_fetcher):
+    fetcher = Fetcher(replace(local_fetcher.policy, read_timeout=2.0, total_timeout=0.5, retries=0))
+    path = local_forum.set_page("/?t=11", PAGE1 * 4)
+    local_forum.set_behaviour(path, drip=(0.1, 16))
+    with pytest.raises(FetchTimeout):
+        fetcher.get(local_forum.url(path))
+
+
+def test_connection_refused_is_a_named_failure(local_policy, sleeps):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    fetcher = Fetcher(replace(local_policy, obey_robots=False, retries=2))
+    with pytest.raises(FetchFailed) as info:
+        fetcher.get(f"http://127.0.0.1:{port}/?t=1")
+    assert info.value.status is None and sleeps == [0.5, 1.0]
+    assert isinstance(info.value, ScrapeError)
+
+
+CP1252_BODY = ("<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\">"
+               "<title>Città</title></head><body><p>Perché l’attacco è “mirato” – 5€</p></body></html>")
+
+
+def test_cp1252_page_declared_latin1_is_decoded_as_windows_1252(local_forum, local_fetcher):
+    path = local_forum.set_page("/?t=13", CP1252_BODY.encode("cp1252"), content_type="text/html")
+    result = local_fetcher.get(local_forum.url(path))
+    assert result.encoding == "windows-1252"
+    assert "Perché l’attacco è “mirato” – 5€" in result.text
+
+
+def test_header_charset_wins_over_meta(local_forum, local_fetcher):
+    body = CP1252_BODY.replace("iso-8859-1", "utf-8").encode("cp1252")
+    path = local_forum.set_page("/?t=14", body, content_type="text/html; charset=ISO-8859-1")
+    result = local_fetcher.get(local_forum.url(path))
+    assert result.encoding == "windows-1252" and "Città" in result.text
+
+
+def test_cached_encoding_survives_304(local_forum, local_fetcher):
+    path = local_forum.set_page("/?t=13", CP1252_BODY.encode("cp1252"), content_type="text/html")
+    local_fetcher.get(local_forum.url(path))
+    again = local_fetcher.get(local_forum.url(path))
+    assert again.not_modified and again.encoding == "windows-1252" and "“mirato”" in again.text
+
+
+def test_retry_after_parsing():
+    assert parse_retry_after("120") == 120.0
+    assert parse_retry_after(None) is None and parse_retry_after("domani") is None
+    now = time.time()
+    assert parse_retry_after(email.utils.formatdate(now + 30, usegmt=True), now=now) == pytest.approx(30, abs=1)
+    assert parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now) == 0.0

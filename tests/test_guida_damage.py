@@ -1,0 +1,196 @@
+"""`guida` damage posted by the attacker, the Registro (sum rule, missing damage), Stack expiry as absolute turns."""
+from __future__ import annotations
+
+import pytest
+
+from tests.plugins.engine import Fight, R, calc, codes, find, registry
+
+H = {"Destrezza": 6, "Costituzione": 4}
+Q = {"Destrezza": 4, "Costituzione": 5}
+ATK_Q = "Attacco [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"  # 1d12+6
+PROT_H = "Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])"
+REG = registry(
+    {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}},
+    {"Freccia Sacra": {"potenziale": 10, "category": "C"},
+     "Luce Pura": {"potenziale": 8, "category": "C", "type": "puro"}},
+)
+
+
+def hit_then_calc(damage, *, defence=None, face=6, reg=REG, atk=ATK_Q):
+    """Quincy attacks, Hollow defends (or not), Quincy posts the Calcolo dei Danni."""
+    f = Fight(reg)
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", face, atk)])
+    f.post("Hollow", pv=52, pe=45, stats=H, body="" if defence else "Difesa Nulla",
+           rolls=[R("1d24+8", defence, PROT_H)] if defence else [])
+    f.post("Quincy", pv=40, pe=30, stats=Q, damage=damage)
+    return f
+
+
+def test_damage_matches_registry_numbers():
+    # Potenza 10 + 4 = 14, Resistenza 4: Danno Normale 10
+    a = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra")]).replay()
+    assert codes(a, "102") == []
+    assert a.next["registro"][0]["amount"] == -10
+
+
+def test_damage_miscalculated():
+    a = hit_then_calc([calc("Hollow", 12, technique="Freccia Sacra")]).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert (v.expected, v.found, v.severity) == (10, 12, "error")
+    assert v.rule == "Calcolo dei Danni › Tipologie di Danno"
+    assert v.details["steps"][0] == "Potenza 14 − Resistenza 4 = 10"
+
+
+def test_protezione_halves_and_rounds_down_once():
+    a = hit_then_calc([calc("Hollow", 5, technique="Freccia Sacra")], defence=12).replay()
+    assert codes(a, "102") == []
+
+
+def test_body_critical_doubles():
+    a = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra")], face=12).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert v.expected == 20
+
+
+def test_pure_damage_ignores_resistenza():
+    atk = "Attacco [Luce Pura] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    # Potenziale 8 + (Bonus Statistica 4 / 5 = 0) = 8, whatever Hollow's Resistenza
+    a = hit_then_calc([calc("Hollow", 8, technique="Luce Pura", kind="puro")], atk=atk).replay()
+    assert codes(a, "102") == []
+    a = hit_then_calc([calc("Hollow", 4, technique="Luce Pura", kind="puro")], atk=atk).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert (v.expected, v.found) == (8, 4)
+
+
+def test_stated_calculation_when_registry_is_silent():
+    # no registry: the attacker's written Potenza is used, the engine knows Resistenza (Costituzione 4)
+    f = hit_then_calc([calc("Hollow", 9, technique="Freccia Sacra", terms=[("+", "Potenza", 14), ("-", "Resistenza", 5)])],
+                      reg=registry())
+    [v] = find(f.replay(), "damage.miscalculated", "102")
+    assert (v.expected, v.found, v.assumption) == (10, 9, "calcolo_dichiarato")
+
+
+def test_ruling_needed_when_nothing_is_known():
+    f = hit_then_calc([calc("Hollow", None, technique="Freccia Sacra")], reg=registry())
+    f.posts[0] = f.posts[0]  # Hollow's Costituzione is known from the schema, Potenza is not
+    a = f.replay()
+    assert "ruling.needed" in codes(a, "102")
+
+
+def test_missing_calc_is_a_warning_with_the_engine_number():
+    [v] = find(hit_then_calc([]).replay(), "damage.missing_calc", "102")
+    assert (v.severity, v.expected) == ("warning", 10)
+
+
+def test_registro_records_the_damage():
+    f = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra")])
+    f.post("Hollow", pv=42, pe=45, stats=H, registro=["-10 PV [Freccia Sacra di Quincy]"])
+    a = f.replay()
+    assert codes(a, "103") == []
+    assert a.characters["Hollow"]["pv"] == 42
+
+
+def test_registro_missing_damage_and_sum_rule():
+    f = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra")])
+    f.post("Hollow", pv=50, pe=40, stats=H, registro=["-5 PE [Tonico]"])
+    a = f.replay()
+    [miss] = find(a, "registro.missing_damage", "103")
+    assert (miss.expected, miss.found) == (-10, None)
+    [pv] = find(a, "registro.pv_mismatch", "103")
+    assert (pv.expected, pv.found) == (52, 50)
+    assert codes(a, "103").count("registro.pe_mismatch") == 0
+    assert a.characters["Hollow"]["pv"] == 42  # the engine keeps the damage the Registro left out
+    assert a.characters["Hollow"]["pe"] == 40
+
+
+def test_registro_wrong_amount_for_the_hit():
+    f = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra")])
+    f.post("Hollow", pv=46, pe=45, stats=H, registro=["-6 PV [Freccia Sacra di Quincy]"])
+    a = f.replay()
+    [miss] = find(a, "registro.missing_damage", "103")
+    assert (miss.expected, miss.found) == (-10, -6)
+    assert a.characters["Hollow"]["pv"] == 42
+
+
+def test_pe_sum_rule():
+    f = Fight()
+    f.post("Quincy", pv=40, pe=30, stats=Q)
+    f.post("Hollow", pv=52, pe=45, stats=H)
+    f.post("Quincy", pv=40, pe=22, stats=Q, registro=["-5 PE [Freccia Sacra]"])
+    [v] = find(f.replay(), "registro.pe_mismatch")
+    assert (v.expected, v.found) == (25, 22)
+
+
+# --- absolute expiry of every duration in the text (table-driven) ---------------------------------
+
+@pytest.mark.parametrize("stack,count,alive_turns", [
+    ("Sbilanciamento", 2, [2]),          # Type-1: the carrier's next turn only (RULINGS #4)
+    ("Stordimento", 2, [2]),
+    ("Storpiatura Articolare", 1, [2, 3, 4]),  # Type-2: three turns of the carrier
+    ("Storpiatura Debilitante", 1, [2, 3, 4]),
+    ("Storpiatura Spirituale", 1, [2, 3, 4]),
+    ("Ustione", 3, [2, 3, 4, 5, 6]),     # Type-3: not removed during the fight
+])
+def test_stack_expiry(stack, count, alive_turns):
+    """Quincy declares the Stacks in its Calcolo; Hollow then posts 5 turns: which turns still carry them."""
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra",
+                                                   raw=f"Freccia Sacra su Hollow: 10 danni, {count} Stack di {stack}")])
+    for _ in range(5):
+        f.post("Hollow", pv=52, stats=H)
+        f.post("Quincy", pv=40, stats=Q)
+    a = f.replay()
+    hollow_posts = [p for p in a.posts if p.character == "Hollow"][1:]  # Hollow's turns 2..6
+    carried = [t for t, p in zip(range(2, 7), hollow_posts) if p.state["Hollow"]["stacks"].get(stack)]
+    assert carried == alive_turns
+
+
+def test_type2_new_application_resets_the_count():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)],
+           damage=[calc("Hollow", 10, technique="Freccia Sacra", raw="1 Stack di Storpiatura Articolare")])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra", raw="1 Stack di Storpiatura Articolare")])
+    for _ in range(4):
+        f.post("Hollow", pv=52, stats=H)
+        f.post("Quincy", pv=40, stats=Q)
+    a = f.replay()
+    counts = [p.state["Hollow"]["stacks"].get("Storpiatura Articolare", 0) for p in a.posts if p.character == "Hollow"]
+    # turns 1..6 of Hollow: applied after turn 1 and after turn 2; the second resets the clock to turn 2 + 3
+    assert counts == [0, 1, 2, 2, 2, 0]
+
+
+def test_type1_over_limit():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra",
+                                                   raw="3 Stack di Sbilanciamento e 3 Stack di Stordimento")])
+    a = f.replay()
+    [v] = find(a, "stacks.over_limit", "102")
+    assert v.expected == 4
+    assert sum(a.characters["Hollow"]["stacks"].values()) == 4
+
+
+def test_incendio_burns_and_decays_in_fase_iniziale():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra", raw="6 Stack di Incendio")])
+    # turn 2 of Hollow: in its Fase Iniziale 6 Stacks burn for 5 Danni Puri (recorded now), then decay by 1
+    f.post("Hollow", pv=37, stats=H, registro=["-10 PV [Freccia Sacra di Quincy]", "-5 PV [Incendio]"])
+    f.post("Quincy", pv=40, stats=Q)
+    # turn 3: 5 Stacks burn for 3; "1-5 Stack: -1 ogni 2 Turni" → no decay yet
+    f.post("Hollow", pv=33, stats=H, registro=["-3 PV [Incendio]"])
+    a = f.replay()
+    assert a.posts[3].state["Hollow"]["stacks"] == {"Incendio": 5}
+    assert codes(a, "103", severity="error") == []
+    assert a.posts[5].state["Hollow"]["stacks"] == {"Incendio": 5}
+    assert find(a, "registro.pv_mismatch", "105")[0].expected == 34
+    [miss] = find(a, "registro.missing_damage", "105") or [None]
+    assert miss is None
+    assert a.characters["Hollow"]["pv"] == 34

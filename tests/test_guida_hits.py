@@ -1,0 +1,161 @@
+"""`guida` hit resolution (RULINGS #1/#6): totals, ties, per-defence rules, Confronto di Potenza, Mira die faces."""
+from __future__ import annotations
+
+import pytest
+
+from tests.plugins.engine import Fight, R, calc, codes, find, registry
+
+H = {"Destrezza": 6, "Costituzione": 4}
+Q = {"Destrezza": 4, "Costituzione": 5}
+ATK_Q = "Attacco [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"  # 1d12+6
+
+
+def duel(defence: str, expr: str, face: int, atk_face: int = 6, reg=None, atk_label: str = ATK_Q):
+    f = Fight(reg)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", atk_face, atk_label)])
+    f.post("Hollow", pv=52, stats=H, rolls=[R(expr, face, defence)])
+    return f
+
+
+@pytest.mark.parametrize("label,expr,face,code,mult", [
+    ("Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])", "1d24+8", 4, "outcome.defended", "1/2"),  # 12 = 12: tie → Difensore
+    ("Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])", "1d24+8", 3, "outcome.hit", "1"),
+    ("Schivata (Hollow vs Quincy): (+6 [Destrezza])", "1d12+6", 6, "outcome.hit", "1/2"),  # tie: half damage
+    ("Schivata (Hollow vs Quincy): (+6 [Destrezza])", "1d12+6", 7, "outcome.defended", None),
+    ("Sbilanciamento (Hollow vs Quincy): (+6 [Destrezza])", "1d8+6", 6, "outcome.hit", "1/2"),
+    ("Parata (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 6, "outcome.hit", "1/2"),
+    ("Parata (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 5, "outcome.hit", "1"),
+])
+def test_defence_outcomes(label, expr, face, code, mult):
+    a = duel(label, expr, face).replay()
+    v = find(a, code, "101")[0]
+    assert v.severity == "info"
+    assert v.expected == 12
+    if mult is not None:
+        assert v.details["multiplier"] == mult
+    if code == "outcome.defended" and mult is None:
+        assert a.snapshots[-1].state.hits == ()
+
+
+def test_failed_protezione_is_a_failed_defence_successful_one_is_not():
+    ok = duel("Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])", "1d24+8", 10)
+    ok.posts[-1] = ok.posts[-1].__class__(**{**ok.posts[-1].__dict__, "rolls": ok.posts[-1].rolls + (
+        R("1d12+8", 5, "Attacco (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])"),)})
+    a = ok.replay()
+    assert "outcome.action_annulled" not in codes(a)
+    assert a.next["incoming"][0]["total"] == 13
+
+
+def test_corrected_total_decides(fight):
+    # Quincy writes +6 Destrezza (live total 4): the attack's trusted total is 2 lower (RULINGS #6)
+    fight.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+8", 6, "Attacco (Quincy vs Hollow): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    fight.post("Hollow", pv=52, stats=H, rolls=[R("1d12+6", 7, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")])
+    a = fight.replay()
+    assert find(a, "dice.stat_mismatch", "100")
+    v = find(a, "outcome.defended", "101")[0]
+    assert v.expected == 12 and v.details["attack_rendered"] == 14
+
+
+def test_sbilanciamento_gives_attacker_two_stacks_for_its_next_turn_only():
+    f = duel("Sbilanciamento (Hollow vs Quincy): (+6 [Destrezza])", "1d8+6", 8)
+    f.post("Quincy", pv=40, stats=Q)
+    f.post("Hollow", pv=52, stats=H)
+    f.post("Quincy", pv=40, stats=Q)
+    a = f.replay()
+    assert a.posts[1].state["Quincy"]["stacks"] == {"Sbilanciamento": 2}
+    assert a.posts[2].state["Quincy"]["stacks"] == {"Sbilanciamento": 2}  # acts in this turn
+    assert a.posts[4].state["Quincy"]["stacks"] == {}  # gone at the start of the turn after
+
+
+def test_protezione_blocks_stordimento_from_head_twelve():
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+3", 12, "Attacco (Quincy vs Hollow): (-3 [Mirato Testa] +4 [Destrezza] +2 [Raggio Ottimale])")])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d24+8", 9, "Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])")])
+    a = f.replay()
+    assert a.characters["Hollow"]["stacks"] == {}
+    hit = find(a, "outcome.defended", "101")[0]
+    assert hit.details["multiplier"] == "1"  # ½ Protezione × 2 head critical
+    assert any(v.details.get("reason") == "protezione" for v in find(a, "outcome.stacks"))
+
+
+@pytest.mark.parametrize("mira,face,stacks,mult", [
+    ("(+2 [Raggio Ottimale] +4 [Destrezza])", 12, {}, "2"),  # body 12: double
+    ("(+2 [Raggio Ottimale] +4 [Destrezza])", 11, {}, "1"),
+    ("(-3 [Mirato Testa] +2 [Raggio Ottimale] +4 [Destrezza])", 12, {"Stordimento": 2}, "2"),
+    ("(-3 [Mirato Testa] +2 [Raggio Ottimale] +4 [Destrezza])", 9, {}, "2"),
+    ("(-3 [Mirato Testa] +2 [Raggio Ottimale] +4 [Destrezza])", 8, {}, "1"),
+    ("(-1 [Mirato Braccia] +2 [Raggio Ottimale] +4 [Destrezza])", 10, {"Storpiatura Debilitante": 1}, "1"),
+    ("(-1 [Mirato Gambe] +2 [Raggio Ottimale] +4 [Destrezza])", 10, {"Storpiatura Articolare": 1}, "1"),
+    ("(-1 [Mirato Gambe] +2 [Raggio Ottimale] +4 [Destrezza])", 9, {}, "1"),
+])
+def test_mira_die_face_effects(mira, face, stacks, mult):
+    const = sum(int(x) for x in __import__("re").findall(r"[+-]\d+", mira))
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, rolls=[R(f"1d12{const:+d}", face, f"Attacco (Quincy vs Hollow): {mira}")])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    a = f.replay()
+    assert a.characters["Hollow"]["stacks"] == stacks
+    assert find(a, "outcome.hit", "101")[0].details["multiplier"] == mult
+
+
+REG = registry(
+    {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}},
+    {"Freccia Sacra": {"potenziale": 10, "category": "C", "kind": "tecnica", "type": "normale"},
+     "Artigli": {"potenziale": 6, "category": "D", "kind": "arma"},
+     "Cero": {"potenziale": 14, "category": "B"}},
+)
+
+
+def test_power_clash_parata_loses():
+    f = duel("Parata [Artigli] (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 10, reg=REG)
+    a = f.replay()
+    [clash] = find(a, "outcome.power_clash", "101")
+    # Freccia Sacra 10 + 4 = 14 vs Artigli 6 + 3 = 9: difference 5, weaker is D → ≥ 4: intatto
+    assert (clash.expected, clash.found, clash.details["outcome"]) == (14, 9, "intatto")
+    assert find(a, "outcome.hit", "101")
+    assert find(a, "ruling.needed", "101")  # adequacy of the defence: the master's call
+
+
+def test_power_clash_counter_wins_and_continues():
+    f = duel("Contrattacco [Cero] (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 10, reg=REG)
+    f.posts[-1] = f.posts[-1].__class__(**{**f.posts[-1].__dict__, "rolls": f.posts[-1].rolls + (
+        R("1d12+10", 5, "Contrattacco [Cero] (Hollow vs Quincy): (+2 [Contrattacco] +2 [Raggio Ottimale] +6 [Destrezza])"),)})
+    a = f.replay()
+    [clash] = find(a, "outcome.power_clash", "101")
+    # Cero 14 + 3 = 17 vs Freccia 14 (C): difference 3 → dimezzato
+    assert clash.details["outcome"] == "dimezzato"
+    assert "outcome.hit" not in codes(a, "101")
+    assert "dice.undue_bonus" not in codes(a)
+    [inc] = a.next["incoming"]
+    assert inc["attacker"] == "Hollow" and inc["total"] == 15
+    state = a.snapshots[-1].state
+    assert str(state.incoming[0].potenziale_factor) == "1/2"
+
+
+def test_counter_follow_up_bonus_not_taken_is_info():
+    f = duel("Contrattacco Diretto (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 10)
+    f.posts[-1] = f.posts[-1].__class__(**{**f.posts[-1].__dict__, "rolls": f.posts[-1].rolls + (
+        R("1d12+8", 5, "Contrattacco Diretto (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])"),)})
+    a = f.replay()
+    [info] = find(a, "dice.bonus_not_taken", "101")
+    assert info.expected == 3
+    assert find(a, "outcome.hit", "101")  # Diretto: the defender takes the attack in full
+
+
+def test_contrattacco_su_azione_generica_suspends():
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d15+6", 3, "Spostamento (Quincy vs Hollow): (+2 [Spostamento] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d18+6", 5, "Contrattacco su Azione Generica (Hollow vs Quincy): (+6 [Destrezza])")])
+    a = f.replay()
+    assert find(a, "outcome.suspended", "101")[0].details["attack_total"] == 9
+
+
+def test_multi_target_mirato_stopped_by_one_is_annulled_for_all():
+    f = Fight()
+    f.post("Hollow", pv=52, stats=H)
+    f.post("Orihime", pv=30, stats={"Destrezza": 2})
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 3, "Attacco [Freccia] (Quincy vs Hollow, Orihime): (-2 [Bersagli Multipli] +2 [Raggio Ottimale] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+6", 8, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")])
+    a = f.replay()
+    assert find(a, "outcome.action_annulled", "103")
+    assert a.next["character"] == "Orihime" and a.next["incoming"] == []

@@ -1,0 +1,135 @@
+"""ForumFree: HTML == api.php history, cp1252 page, relative dates, classic skin, roles, dice fallback."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from scraper.parse import parse_page, parse_pages
+from scraper.platforms.config import ForumConfig
+
+FETCHED = "2026-11-09T12:00:00+01:00"
+HTML = ["forumfree/topic_62345678_st0.html", "forumfree/topic_62345678_st15.html"]
+API = ["forumfree/api_62345678_st0.json", "forumfree/api_62345678_st15.json"]
+
+
+def _strip(post):
+    return replace(post, digest=None)
+
+
+def test_html_and_api_give_the_same_history(fixture_page):
+    html = parse_pages([fixture_page(p) for p in HTML], fetched_at=FETCHED)
+    api = parse_pages([fixture_page(p) for p in API], fetched_at=FETCHED)
+    assert len(html.posts) == 18
+    assert [_strip(p) for p in html.posts] == [_strip(p) for p in api.posts]
+    assert (html.thread.thread_id, html.thread.title, html.thread.pages) == (
+        api.thread.thread_id, api.thread.title, api.thread.pages)
+    assert html.thread.skin == "ff-current" and api.thread.skin == "ff-api"
+
+
+def test_cp1252_page_decodes_accents(fixture_page, fixture_manifest):
+    assert fixture_manifest[HTML[1]]["charset"] == "iso-8859-1"
+    data, url = fixture_page(HTML[1])
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    page = parse_page(data, url, fetched_at=FETCHED)
+    master = page.posts[-1]
+    assert master.author == "Niccolò" and master.role == "master"
+    quincy = page.posts[0]
+    # ’ “ ” exist in windows-1252 only (0x92, 0x93, 0x94): iso-8859-1 is decoded as cp1252 (WHATWG)
+    assert "un’altura della città" in quincy.body and "“Non è finita”" in quincy.body
+    assert page.title == "Arena di Karakura — Hollow vs Quincy"
+
+
+def test_relative_dates_follow_the_fetch_time(fixture_page):
+    data, url = fixture_page(HTML[1])
+    page = parse_page(data, url, fetched_at=FETCHED)
+    by_id = {p.id: p for p in page.posts}
+    assert by_id["600270"].timestamp == "2026-11-08T21:40:00+01:00"  # "Ieri, 21:40"
+    assert by_id["600280"].timestamp == "2026-11-09T10:05:00+01:00"  # "Oggi, 10:05"
+    later = parse_page(data, url, fetched_at="2026-11-10T09:00:00+01:00")
+    assert {p.id: p.timestamp for p in later.posts}["600280"] == "2026-11-10T10:05:00+01:00"
+
+
+def test_summer_time_offset(fixture_page):
+    page = parse_page(*fixture_page(HTML[0]), fetched_at=FETCHED)
+    by_id = {p.id: p for p in page.posts}
+    assert by_id["600120"].timestamp == "2026-10-24T22:10:00+02:00"  # CEST
+    assert by_id["600130"].timestamp == "2026-10-25T10:30:00+01:00"  # CET after the switch
+
+
+def test_timezone_from_config(fixture_page):
+    cfg = ForumConfig(timezone="UTC")
+    page = parse_page(*fixture_page(HTML[0]), config=cfg, fetched_at=FETCHED)
+    assert page.posts[1].timestamp == "2026-10-24T22:10:00+00:00"
+
+
+def test_post_urls_and_ids(fixture_page):
+    page = parse_page(*fixture_page(HTML[1]), fetched_at=FETCHED)
+    assert page.posts[0].url == "https://bleach-gdr.forumfree.it/?t=62345678&st=15#entry600260"
+    assert page.posts[0].page == 2
+    assert page.section == "9988"
+
+
+def test_masters_by_name_from_config(fixture_page):
+    cfg = ForumConfig(masters=("Kurogane",), master_groups=())
+    page = parse_page(*fixture_page(HTML[0]), config=cfg, fetched_at=FETCHED)
+    roles = {p.author: p.role for p in page.posts}
+    assert roles == {"Niccolò": "player", "Kurogane": "master", "Seireitei_Ryo": "player"}
+
+
+def test_classic_skin(fixture_page):
+    page = parse_page(*fixture_page("forumfree-classic/topic_61110022_st0.html"), fetched_at=FETCHED)
+    assert (page.platform, page.skin, page.thread_id) == ("forumfree", "ff-classic", "61110022")
+    assert [p.id for p in page.posts] == ["700110", "700120", "700130", "700140", "700150", "700160"]
+    assert page.posts[0].url == "https://tempio-antico.forumcommunity.net/?t=61110022#entry700110"
+    assert "__________________" not in page.posts[0].body  # the signature is not the post
+
+
+CLASSIC_QUOTE = """<html><body><div class="maintitle">Prova</div>
+<table class="maintable"><tr><td><a name="entry9001"></a><span class="normalname"><a href="?act=Profile&amp;MID=7">Kira</a></span></td>
+<td><span class="postdetails"><a href="#entry9001">Inviato il</a> 1/2/2009, 10:00</span></td></tr>
+<tr><td class="post1"><span class="postdetails">Gruppo: Master</span></td><td class="post1"><div class="postcolor">
+<!--QuoteBegin-Rukia+31/1/2009, 22:00--></div><table border="0" align="center" width="95%"><tr><td>QUOTE (Rukia @ 31/1/2009, 22:00)</td></tr>
+<tr><td id="QUOTE"><!--QuoteEBegin-->Lancio dadi 1d12+6: 7 + 6 = 13 PV: 30/40<!--QuoteEnd--></td></tr></table><div class="postcolor"><!--QuoteEEnd-->
+Confermo il colpo.</div></td></tr></table></body></html>"""
+
+
+def test_classic_ipb_quote_comments():
+    page = parse_page(CLASSIC_QUOTE.encode(), "https://vecchio.forumfree.it/?t=5")
+    post = page.posts[0]
+    assert post.author == "Kira" and post.role == "master" and post.timestamp == "2009-02-01T10:00:00+01:00"
+    assert post.rolls == () and post.schema is None
+    assert [(q.author, q.text) for q in post.quotes] == [("Rukia", "Lancio dadi 1d12+6: 7 + 6 = 13 PV: 30/40")]
+    assert post.body == "Confermo il colpo."
+
+
+ROLLER_VARIANT = """<html><body id="topic"><div class="title"><h1>T</h1></div><ul>
+<li class="post" id="ee1"><div class="nick"><a href="/?act=Profile&amp;MID=3">Ichigo</a></div>
+<td class="right Item"><span class="when" title="2/3/2026, 21:00">x</span><table class="color"><tr><td>
+<div class="ff_dado">Tiro di dado: 2d6+1 = [3, 5] + 1 = 9<br><span class="motivo">Schivata (Ichigo vs Byakuya): (+1 [Destrezza])</span></div>
+Scrivo a mano: 1d12+6 = 18 e poi [dice=1d12+6]Attacco (Ichigo vs Byakuya): (+6 [Destrezza])[/dice]
+Testo che sembra reso: 1d8 => 3 => 3
+</td></tr></table></td></li></ul></body></html>"""
+
+
+def test_dice_markup_is_read_tolerantly():
+    page = parse_page(ROLLER_VARIANT.encode(), "https://x.forumfree.it/?t=1")
+    rolls = [(r.expression, r.faces, r.total, r.source, r.authentic, r.label) for r in page.posts[0].rolls]
+    assert rolls[0] == ("2d6+1", (3, 5), 9, "forum_roller", True, "Schivata (Ichigo vs Byakuya): (+1 [Destrezza])")
+    assert rolls[1][:5] == ("1d12+6", None, 18, "typed_text", False)
+    assert rolls[2][:5] == ("1d12+6", None, None, "typed_text", False)
+    # rendered-looking text outside any dice block could be typed by hand: not authentic by default…
+    assert rolls[3][:5] == ("1d8", (3,), 3, "typed_text", False)
+    # …unless the forum config trusts text rolls (skins whose roller leaves no markup)
+    trusted = parse_page(ROLLER_VARIANT.encode(), "https://x.forumfree.it/?t=1", config=ForumConfig(text_rolls="forum"))
+    assert trusted.posts[0].rolls[3].source == "forum_roller" and trusted.posts[0].rolls[3].authentic
+    assert trusted.posts[0].rolls[1].source == "typed_text"
+
+
+def test_configured_dice_pattern():
+    html = ROLLER_VARIANT.replace("Tiro di dado: 2d6+1 = [3, 5] + 1 = 9", "LANCIO 2d6+1 :: 3|5 :: 9")
+    cfg = ForumConfig(dice_patterns=(r"(?P<expr>\d+d\d+(?:[+-]\d+)?) :: (?P<faces>[\d|]+) :: (?P<total>\d+)",))
+    page = parse_page(html.encode(), "https://x.forumfree.it/?t=1", config=cfg)
+    r = page.posts[0].rolls[0]
+    assert (r.expression, r.faces, r.total, r.authentic) == ("2d6+1", (3, 5), 9, True)

@@ -1,0 +1,93 @@
+"""Forumotion: Game-Master dice posts (faces from alt/title/src), pairing within and across pages, templates."""
+from __future__ import annotations
+
+import pytest
+from lxml import html as lxml_html
+
+from scraper.parse import parse_page, parse_pages
+from scraper.platforms.config import ForumConfig
+from scraper.platforms.forumotion import gm_rolls
+
+FETCHED = "2026-11-09T12:00:00+01:00"
+
+
+def test_gm_rolls_from_images():
+    body = lxml_html.fragment_fromstring(
+        "<div>Il membro '<strong>Kurogane</strong>' ha effettuato la seguente azione : Lancio dei dadi<br><br>"
+        "#1 'Attacco (d12)' : <img src='https://illiweb.com/fa/dice/d12_7.png' alt='7'><br>"
+        "#2 'Danni' : <img src='/dice/d6_2.png' alt=''> <img src='/dice/d6_6.png' title='6'><br>"
+        "#3 'Sbilanciamento (d8)' : <img src='/img/face.png' alt='5'></div>")
+    rolls = [(r.expression, r.faces, r.total, r.label, r.source, r.authentic) for r in gm_rolls(body)]
+    assert rolls == [
+        ("1d12", (7,), 7, "Attacco", "forumotion_gm", True),
+        ("2d6", (2, 6), 8, "Danni", "forumotion_gm", True),
+        ("1d8", (5,), 5, "Sbilanciamento", "forumotion_gm", True),
+    ]
+
+
+def test_gm_face_out_of_range_is_not_authentic():
+    body = lxml_html.fragment_fromstring("<div>#1 'Attacco' : <img src='/dice/d12_14.png' alt='14'></div>")
+    (roll,) = gm_rolls(body)
+    assert roll.faces == (14,) and not roll.authentic and "faces_out_of_range" in roll.problems
+
+
+def test_pairing_within_a_page(fixture_page):
+    page = parse_page(*fixture_page("forumotion/phpbb3/t87p0.html"), fetched_at=FETCHED)
+    by_id = {p.id: p for p in page.posts}
+    gm = by_id["600181"]
+    assert (gm.author, gm.role, gm.answers, gm.rolls, gm.author_id) == ("Game Master", "gm_bot", "600180", (), None)
+    player = by_id["600180"]
+    assert [(r.expression, r.faces, r.label.split(":")[0]) for r in player.rolls] == [
+        ("1d12", (8,), "Attacco [Cero] (Hollow vs Quincy)"),
+        ("1d12", (6,), "Attacco [Artigli Affilati] (Hollow vs Quincy)")]
+    assert all(r.source == "forumotion_gm" for r in player.rolls)
+    assert player.rolls[0].tag.modifiers[0].label == "Raggio Ottimale"
+
+
+def test_pairing_across_pages(fixture_page):
+    p1 = parse_page(*fixture_page("forumotion/phpbb2/t42p0.html"), fetched_at=FETCHED)
+    p2 = parse_page(*fixture_page("forumotion/phpbb2/t42p5.html"), fetched_at=FETCHED)
+    # alone, page 2's first post (a Game-Master message) has nobody to answer yet
+    assert p2.posts[0].role == "gm_bot" and p2.posts[0].answers is None and len(p2.posts[0].rolls) == 2
+    assert p1.posts[-1].id == "700130" and p1.posts[-1].rolls == ()
+    history = parse_pages([fixture_page("forumotion/phpbb2/t42p5.html"), fixture_page("forumotion/phpbb2/t42p0.html")],
+                          fetched_at=FETCHED)
+    by_id = {p.id: p for p in history.posts}
+    assert by_id["700131"].answers == "700130" and by_id["700131"].rolls == ()
+    assert [(r.expression, r.faces, r.label.split(" (")[0]) for r in by_id["700130"].rolls] == [
+        ("1d12", (8,), "Schivata"), ("1d12", (11,), "Attacco [Katana]")]
+    assert [p.id for p in history.posts][:6] == ["700110", "700111", "700120", "700121", "700130", "700131"]
+
+
+@pytest.mark.parametrize("path,skin", [("forumotion/phpbb3/t87p0.html", "phpbb3"),
+                                       ("forumotion/phpbb2/t42p0.html", "phpbb2"),
+                                       ("forumotion/invision/t42p0.html", "invision")])
+def test_templates_detected(fixture_page, path, skin):
+    page = parse_page(*fixture_page(path), fetched_at=FETCHED)
+    assert (page.platform, page.skin) == ("forumotion", skin)
+    first = page.posts[0]
+    assert first.url.endswith(f"#{first.id}") and "/t" in first.url
+
+
+def test_edit_note(fixture_page):
+    page = parse_page(*fixture_page("forumotion/phpbb3/t87p20.html"), fetched_at=FETCHED)
+    post = next(p for p in page.posts if p.id == "600230")
+    assert (post.edited_by, post.edited_at) == ("Kurogane", "2026-10-31T18:02:00+01:00")
+    assert "Ultima modifica" not in post.body
+
+
+def test_custom_gm_account_name():
+    doc = """<html><head><meta name="generator" content="Forumotion"></head><body id="phpbb">
+<div id="p11" class="post row1"><div class="postbody"><p class="author">da <strong><a href="/u4">Rukia</a></strong> Lun 2 Mar 2026 - 20:00</p>
+<div class="content"><div>Lancio: Schivata (Rukia vs Renji): (+5 [Destrezza])</div></div></div></div>
+<div id="p12" class="post row2"><div class="postbody"><p class="author">da <strong>Il Destino</strong> Lun 2 Mar 2026 - 20:00</p>
+<div class="content"><div>Il membro 'Rukia' ha effettuato la seguente azione : Lancio dei dadi<br>'Schivata' : <img src="/d/d12_9.png" alt="9"></div></div></div></div>
+</body></html>"""
+    url = "https://shinigami.forumattivo.com/t5-prova"
+    plain = parse_page(doc.encode(), url)
+    assert plain.posts[1].role == "player" and plain.posts[0].rolls == ()
+    page = parse_page(doc.encode(), url, config=ForumConfig(gm_accounts=("Il Destino",)))
+    assert page.posts[1].role == "gm_bot" and page.posts[1].answers == "11"
+    assert [(r.expression, r.faces, r.label) for r in page.posts[0].rolls] == [
+        ("1d12", (9,), "Schivata (Rukia vs Renji): (+5 [Destrezza])")]
+    assert page.posts[0].timestamp == "2026-03-02T20:00:00+01:00"

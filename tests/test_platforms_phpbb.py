@@ -1,0 +1,62 @@
+"""phpBB prosilver: dicebox rolls, typed [dice] tags, <time datetime>, quotes with cite, codebox, notices."""
+from __future__ import annotations
+
+from scraper.parse import parse_page
+from scraper.platforms.config import ForumConfig
+
+FETCHED = "2026-11-09T12:00:00+01:00"
+
+PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Duello</title></head>
+<body id="phpbb" class="section-viewtopic">
+<h2 class="topic-title"><a href="./viewtopic.php?t=9">Duello</a></h2>
+<div class="pagination"><ul><li class="active"><span>1</span></li><li><a href="./viewtopic.php?t=9&amp;start=10">2</a></li>
+<li><a href="./viewtopic.php?t=9&amp;start=20">3</a></li></ul></div>
+<div id="p501" class="post has-profile bg2"><div class="inner">
+<dl class="postprofile"><dt><a href="./memberlist.php?mode=viewprofile&amp;u=5" class="username">Renji</a></dt><dd class="profile-rank">Giocatori</dd></dl>
+<div class="postbody"><div id="post_content501">
+<p class="author"><span class="responsive-hide">da <strong><a href="./memberlist.php?mode=viewprofile&amp;u=5" class="username">Renji</a></strong> &raquo; </span><time datetime="2026-07-01T18:30:00+00:00">mer 01 lug 2026, 20:30</time></p>
+<div class="content">
+<blockquote><div><cite>Rukia ha scritto:</cite><div class="dicebox">1d12+5 =&gt; 9 =&gt; 14</div>PV: 30/40</div></blockquote>
+PV: 38/40<br>PE: 20/30<br>Registro: -2 PV [Zanpakuto di Rukia]<br>
+[dice=1d18+4]Parata [Zabimaru] (Renji vs Rukia): (+4 [Destrezza])[/dice]<br>
+<div class="dicebox">Attacco [Zabimaru] (Renji vs Rukia): (+2 [Raggio Corto] +4 [Destrezza]) 2d6+6 =&gt; 3, 4 =&gt; 13</div>
+<div class="codebox"><p>Codice: <a href="#">Seleziona tutto</a></p><pre><code>[dice=1d12+6]Esempio[/dice]
+1d12+6 =&gt; 6 =&gt; 12</code></pre></div>
+</div>
+<div class="notice">Ultima modifica di <a class="username">Renji</a> il mer 01 lug 2026, 21:00, modificato 1 volta in totale.</div>
+</div></div></div></div>
+</body></html>"""
+
+
+def test_prosilver_post():
+    page = parse_page(PAGE.encode(), "https://gdr.example.it/viewtopic.php?t=9&start=0", fetched_at=FETCHED)
+    assert (page.platform, page.skin, page.thread_id, page.page, page.page_count, page.page_size) == (
+        "phpbb", "prosilver", "9", 1, 3, 10)
+    assert page.page_urls[-1] == "https://gdr.example.it/viewtopic.php?t=9&start=20"
+    (post,) = page.posts
+    assert (post.id, post.author, post.author_id, post.timestamp) == ("501", "Renji", "5", "2026-07-01T20:30:00+02:00")
+    assert (post.edited_by, post.edited_at) == ("Renji", "2026-07-01T21:00:00+02:00")
+    assert post.url == "https://gdr.example.it/viewtopic.php?p=501#p501"
+    rolls = [(r.expression, r.faces, r.total, r.source, r.authentic) for r in post.rolls]
+    assert rolls == [("1d18+4", None, None, "typed_text", False), ("2d6+6", (3, 4), 13, "phpbb_dice", True)]
+    assert post.rolls[1].label == "Attacco [Zabimaru] (Renji vs Rukia): (+2 [Raggio Corto] +4 [Destrezza])"
+    assert post.rolls[0].tag.action == "Parata"
+    assert [(q.author, q.text) for q in post.quotes] == [("Rukia", "1d12+5 => 9 => 14\nPV: 30/40")]
+    assert post.schema.resources["PV"].current == 38
+    assert [(e.amount, e.label) for e in post.schema.registro] == [(-2, "Zanpakuto di Rukia")]
+    assert "[dice=1d12+6]Esempio[/dice]" in post.body and "Seleziona tutto" not in post.body
+
+
+def test_admin_pattern_override():
+    page_html = PAGE.replace("2d6+6 =&gt; 3, 4 =&gt; 13", "Tiro 2d6+6 -- risultati 3 e 4 -- totale 13")
+    cfg = ForumConfig(dice_patterns=(r"Tiro (?P<expr>\S+) -- risultati (?P<faces>[\d e]+) -- totale (?P<total>\d+)",))
+    page = parse_page(page_html.encode(), "https://gdr.example.it/viewtopic.php?t=9", config=cfg)
+    r = page.posts[0].rolls[1]
+    assert (r.expression, r.faces, r.total, r.authentic) == ("2d6+6", (3, 4), 13, True)
+
+
+def test_username_coloured_master(fixture_page):
+    page = parse_page(*fixture_page("phpbb/viewtopic_t312_start0.html"), fetched_at=FETCHED)
+    master = page.posts[0]
+    assert (master.author, master.author_id, master.role) == ("Niccolò", "2", "master")
+    assert "GdR Karakura" not in master.body  # signature

@@ -1,0 +1,201 @@
+"""Tests of scraper.schema: the post schema (sheet link, pools, stats, Registro) and Registro lines."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine.history import RegistroEntry, Resource, Stat
+from scraper.schema import RESOURCE_ALIASES, parse_registro_line, parse_schema
+
+FULL = """[b]Hollow[/b]
+Scheda: https://bleachgdr.forumfree.it/?t=101
+[color=red]PV: 44/52[/color] | PE 30 su 40
+Forza 5 (+1) · Destrezza: 6(+0), Costituzione 4
+Intelligenza 2 (+0) | Volontà 4
+Arcano 3 (+1)
+
+Registro:
+-8 PV [Artigli Affilati di Quincy]
+PE -5 (Freccia Sacra)
+-5 PE: Sonìdo
++4 PV (Cura)
+
+Hollow si lancia in avanti. Potenza 14 - Resistenza 6 = 8 Danni.
+"""
+
+
+def test_full_schema():
+    schema = parse_schema(FULL)
+    assert schema is not None
+    assert schema.sheet_url == "https://bleachgdr.forumfree.it/?t=101"
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
+    assert schema.stats == {
+        "Forza": Stat(5, 1), "Destrezza": Stat(6, 0), "Costituzione": Stat(4, 0), "Intelligenza": Stat(2, 0),
+        "Volontà": Stat(4, 0), "Arcano": Stat(3, 1),
+    }
+    assert schema.registro == (
+        RegistroEntry(-8, "PV", "Artigli Affilati di Quincy", "-8 PV [Artigli Affilati di Quincy]"),
+        RegistroEntry(-5, "PE", "Freccia Sacra", "PE -5 (Freccia Sacra)"),
+        RegistroEntry(-5, "PE", "Sonìdo", "-5 PE: Sonìdo"),
+        RegistroEntry(4, "PV", "Cura", "+4 PV (Cura)"),
+    )
+    assert schema.missing == ()
+
+
+@pytest.mark.parametrize("line, pools", [
+    ("PV 44/52", {"PV": Resource(44, 52)}),
+    ("Punti Vita: 44 su 52", {"PV": Resource(44, 52)}),
+    ("PV: 44", {"PV": Resource(44, None)}),
+    ("punti  vita 44 / 52 - punti energia 10/40", {"PV": Resource(44, 52), "PE": Resource(10, 40)}),
+    ("44/52 PV | 10/40 PE", {"PV": Resource(44, 52), "PE": Resource(10, 40)}),
+    ("[b]PV[/b]: [color=#c00]44[/color]/52", {"PV": Resource(44, 52)}),
+    ("Punti Stamina 12/20 · Punti Ferita 17/17 · PR 3/4",
+     {"PS": Resource(12, 20), "PF": Resource(17, 17), "PR": Resource(3, 4)}),
+    ("Punti Fatica 2/3 | PD 0", {"PF": Resource(2, 3), "PD": Resource(0, None)}),
+    ("Punti Salute 120/150 | Cosmo 40/60", {"PV": Resource(120, 150), "Cosmo": Resource(40, 60)}),
+    ("HP 30/30", {"PV": Resource(30, 30)}),
+])
+def test_pool_variants(line, pools):
+    schema = parse_schema(line)
+    assert schema is not None and schema.resources == pools
+
+
+@pytest.mark.parametrize("line, stats", [
+    ("Forza 5 (+1)", {"Forza": Stat(5, 1)}),
+    ("Forza: 5 (+1)", {"Forza": Stat(5, 1)}),
+    ("Forza 5(+1)", {"Forza": Stat(5, 1)}),
+    ("Forza 5 (+0)", {"Forza": Stat(5, 0)}),
+    ("Forza 5", {"Forza": Stat(5, 0)}),
+    ("Forza 5 (-1) | Destrezza 6 (+2) · Costituzione 4, Intelligenza 3 (+0)",
+     {"Forza": Stat(5, -1), "Destrezza": Stat(6, 2), "Costituzione": Stat(4, 0), "Intelligenza": Stat(3, 0)}),
+    ("[b]Forza[/b] 5 [i](+1)[/i]", {"Forza": Stat(5, 1)}),
+    ("Volonta 4 (+1) Reattività 235", {"Volontà": Stat(4, 1), "Reattività": Stat(235, 0)}),
+    ("Arcano Antico 7 (+2)", {"Arcano Antico": Stat(7, 2)}),
+])
+def test_stat_variants(line, stats):
+    schema = parse_schema(line)
+    assert schema is not None and schema.stats == stats
+
+
+def test_unknown_names_need_the_full_form():
+    # "Arcano 7" alone could be anything: only "Nome N (+M)" is taken for names outside the table.
+    assert parse_schema("Arcano 7") is None
+
+
+def test_table_cells_one_per_line():
+    # Name and value cells given as separate lines are rejoined.
+    schema = parse_schema("PV\n44/52\nPE:\n30 su 40\nForza\n5 (+1)\nDestrezza\nalta")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
+    assert schema.stats == {"Forza": Stat(5, 1)}
+    schema = parse_schema("PV | 44/52\nPE | 30/40\nForza | 5 (+1)")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
+    assert schema.stats == {"Forza": Stat(5, 1)}
+
+
+@pytest.mark.parametrize("text", ["Registro: Nessuna modifica", "Registro:\n-", "Registro\nnessun cambiamento",
+                                  "REGISTRO: —"])
+def test_empty_registro(text):
+    schema = parse_schema(text + "\nPV 52/52")
+    assert schema.registro == ()
+    assert "registro" not in schema.missing
+
+
+def test_registro_ends_at_blank_line_or_next_section():
+    schema = parse_schema("Registro:\n-8 PV [Artigli]\nNote: Hollow ride\n-3 PE (Sonìdo)")
+    assert [e.amount for e in schema.registro] == [-8]
+    schema = parse_schema("Registro: -8 PV [Artigli]; -3 PE (Sonìdo)\n\n-1 PV (ignorato)")
+    assert [(e.amount, e.resource, e.label) for e in schema.registro] == [(-8, "PV", "Artigli"), (-3, "PE", "Sonìdo")]
+
+
+def test_missing_parts_listed_not_guessed():
+    schema = parse_schema("PV 44/52")
+    assert schema.missing == ("sheet_url", "PE", "stats", "registro")
+    assert schema.registro is None and schema.stats == {}
+    assert parse_schema("Hollow attacca senza pietà e ride.") is None
+    assert parse_schema("") is None
+
+
+def test_sheet_link_from_links():
+    links = ["https://bleachgdr.forumfree.it/?act=Profile&MID=5", "https://bleachgdr.forumfree.it/?t=101#scheda"]
+    schema = parse_schema("PV 44/52", links=links)
+    assert schema.sheet_url == "https://bleachgdr.forumfree.it/?t=101#scheda"
+    schema = parse_schema("PV 44/52", links=[("La mia Scheda", "https://x.it/?t=5"), ("altro", "https://x.it/?t=6")])
+    assert schema.sheet_url == "https://x.it/?t=5"
+    schema = parse_schema("PV 44/52", links=["https://x.it/?t=5", "https://x.it/pg/hollow"], sheet_pattern=r"/pg/")
+    assert schema.sheet_url == "https://x.it/pg/hollow"
+    schema = parse_schema("PV 44/52", sheet_url="https://given.it/s")
+    assert schema.sheet_url == "https://given.it/s"
+    # A sheet link alone is a schema with everything else missing.
+    schema = parse_schema("ciao", links=["https://x.it/scheda/hollow"])
+    assert schema.missing == ("PV", "PE", "stats", "registro")
+
+
+def test_character_name():
+    assert parse_schema("Nome: Hollow\nPV 44/52").character == "Hollow"
+
+
+def test_prose_and_calculations_are_not_schema():
+    text = "Calcolo Danni [Artigli] (Hollow vs Quincy): Potenza 14 - Resistenza 6 = 8 Danni"
+    assert parse_schema(text) is None
+
+
+@pytest.mark.parametrize("line, entry", [
+    ("-8 PV [Artigli Affilati di Hollow]", (-8, "PV", "Artigli Affilati di Hollow")),
+    ("PE -5 (Freccia Sacra)", (-5, "PE", "Freccia Sacra")),
+    ("-5 PE: Freccia Sacra", (-5, "PE", "Freccia Sacra")),
+    ("+4 PV (Cura)", (4, "PV", "Cura")),
+    ("• −3 Punti Vita (Sanguinamento)", (-3, "PV", "Sanguinamento")),
+    ("- -2 PE [Sonìdo]", (-2, "PE", "Sonìdo")),
+    ("[b]-8 PV[/b] [Artigli]", (-8, "PV", "Artigli")),
+    ("PV: -8 [Artigli]", (-8, "PV", "Artigli")),
+    ("-1 Punti Fatica (Fulmine)", (-1, "PF", "Fulmine")),
+    ("-4 PS [Spada]", (-4, "PS", "Spada")),
+    ("-10 Cosmo", (-10, "Cosmo", "")),
+])
+def test_registro_line(line, entry):
+    e = parse_registro_line(line)
+    assert (e.amount, e.resource, e.label) == entry
+    assert e.raw == line.strip()
+
+
+@pytest.mark.parametrize("line", ["Nessuna modifica", "PV 44/52", "8 PV [Artigli]", "", "Hollow ride", "-8 Mele"])
+def test_registro_line_none(line):
+    assert parse_registro_line(line) is None
+
+
+def test_aliases_table():
+    assert RESOURCE_ALIASES["punti vita"] == "PV" and RESOURCE_ALIASES["hp"] == "PV"
+    assert RESOURCE_ALIASES["punti fatica"] == RESOURCE_ALIASES["punti ferita"] == "PF"
+    assert RESOURCE_ALIASES["punti salute"] == "PV" and RESOURCE_ALIASES["punti stamina"] == "PS"
+    assert RESOURCE_ALIASES["punti risolutezza"] == "PR" and RESOURCE_ALIASES["cosmo"] == "Cosmo"
+
+
+def test_custom_aliases():
+    schema = parse_schema("Mana 12/20", aliases={**RESOURCE_ALIASES, "mana": "PE"})
+    assert schema.resources == {"PE": Resource(12, 20)}
+
+
+_HOSTILE = st.one_of(
+    st.text(max_size=500),
+    st.text(alphabet="PVEpve Registro:[]()<>+-−/|·,0123456789\n su", max_size=500),
+    st.builds(lambda n: ("Registro:\n" + "-1 PV [" * n) + "]" * n, st.integers(0, 200)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_HOSTILE, st.lists(st.text(max_size=40), max_size=4))
+def test_schema_never_raises(text, links):
+    schema = parse_schema(text, links=links)
+    if schema is not None:
+        assert set(schema.missing) <= {"sheet_url", "PV", "PE", "stats", "registro"}
+    for line in text.splitlines():
+        entry = parse_registro_line(line)
+        assert entry is None or isinstance(entry.amount, int)
+
+
+@pytest.mark.parametrize("unit", ["PV 1/", "-1 PV [", "Forza 5 (", "Registro:\n-1 PE ", "a" * 9 + " ", "1 su "])
+def test_huge_hostile_input_completes(unit):
+    text = unit * (100_000 // len(unit))
+    parse_schema(text)
+    parse_registro_line(text)
+    parse_schema("\n".join([text[:250]] * 400))

@@ -1,0 +1,108 @@
+"""Tests of scraper.sheets: character sheets posted on forums, read into a Registry."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine.history import Character, Resource, Stat, Technique
+from scraper.sheets import parse_sheet
+
+
+@pytest.fixture(scope="module")
+def hollow(fixtures_dir):
+    return parse_sheet((fixtures_dir / "sheets" / "hollow.html").read_bytes(), "https://bleachgdr.forumfree.it/?t=101")
+
+
+@pytest.fixture(scope="module")
+def quincy(fixtures_dir):
+    return parse_sheet((fixtures_dir / "sheets" / "quincy.html").read_bytes(),
+                       "https://forum.example.it/viewtopic.php?t=42")
+
+
+def test_hollow_character(hollow):
+    assert hollow.characters == {"Hollow": Character(
+        name="Hollow", sheet_url="https://bleachgdr.forumfree.it/?t=101", player="Marco_88",
+        stats={"Forza": Stat(5, 1), "Destrezza": Stat(6, 0), "Costituzione": Stat(4, 0), "Intelligenza": Stat(2, 0)},
+        resources={"PV": Resource(52, 52), "PE": Resource(40, 40)},
+        techniques=("Artigli Affilati", "Sonìdo", "Cero", "Pelle d'Acciaio"), extra={})}
+    assert hollow.sources == ("https://bleachgdr.forumfree.it/?t=101",)
+
+
+def test_hollow_techniques(hollow):
+    t = hollow.techniques
+    assert t["Artigli Affilati"] == Technique(
+        name="Artigli Affilati", kind="arma", type="Offensiva Fisica", category="B", potenziale=12,
+        raggio_ottimale="Corto", cost={"PE": 0}, owner="Hollow",
+        extra={"effetto": "Lunghi artigli ossei, duri come l'acciaio, che squarciano la carne."})
+    assert (t["Sonìdo"].kind, t["Sonìdo"].type, t["Sonìdo"].category, t["Sonìdo"].potenziale,
+            t["Sonìdo"].raggio_ottimale, t["Sonìdo"].cost) == ("tecnica", "Potenziamento", "C", 6, None, {"PE": 3})
+    assert (t["Cero"].kind, t["Cero"].type, t["Cero"].category, t["Cero"].potenziale, t["Cero"].raggio_ottimale,
+            t["Cero"].cost) == ("tecnica", "Offensiva Energetica", "A", 16, "Lungo", {"PE": 8})
+    assert (t["Pelle d'Acciaio"].kind, t["Pelle d'Acciaio"].category, t["Pelle d'Acciaio"].potenziale) == \
+        ("armatura", "C", 4)
+    # The "Storia" section after the techniques is not a technique, and its "Potenziale 99" is ignored.
+    assert set(t) == {"Artigli Affilati", "Sonìdo", "Cero", "Pelle d'Acciaio"}
+
+
+def test_quincy_tables_and_inline_forms(quincy):
+    (char,) = quincy.characters.values()
+    assert char.name == "Quincy" and char.player is None
+    assert char.stats == {"Forza": Stat(3, 0), "Destrezza": Stat(4, 0), "Costituzione": Stat(5, 1),
+                          "Intelligenza": Stat(6, 1)}
+    assert char.resources == {"PV": Resource(48, 48), "PE": Resource(50, 50)}
+    t = quincy.techniques
+    assert t["Freccia Sacra"] == Technique(
+        name="Freccia Sacra", kind="tecnica", type="Offensiva Spirituale", category="B", potenziale=10,
+        raggio_ottimale="Lungo", cost={"PE": 5}, owner="Quincy", extra={})
+    assert (t["Scudo di Reishi"].type, t["Scudo di Reishi"].category, t["Scudo di Reishi"].potenziale,
+            t["Scudo di Reishi"].raggio_ottimale, t["Scudo di Reishi"].cost) == ("Difensiva", "C", 8, "Corto", {"PE": 4})
+    assert (t["Tocco Curativo"].type, t["Tocco Curativo"].category, t["Tocco Curativo"].raggio_ottimale) == \
+        ("Curativa", "D", "Mischia")
+    assert t["Arco Spirituale"] == Technique(
+        name="Arco Spirituale", kind="arma", type="Offensiva a Distanza", category="B", potenziale=10,
+        raggio_ottimale="Lungo", cost={"PE": 2, "PV": 1}, owner="Quincy", extra={})
+    assert char.techniques == ("Freccia Sacra", "Scudo di Reishi", "Tocco Curativo", "Arco Spirituale")
+
+
+@pytest.mark.parametrize("line, category, value", [
+    ("Potenziale: B (12)", "B", 12), ("Potenziale B 12", "B", 12), ("Potenziale: 12 (B)", "B", 12),
+    ("Potenziale: S", "S", None), ("Potenziale: 7", None, 7),
+])
+def test_potenziale_forms(line, category, value):
+    html = f"<div class='scheda'>Nome: Test<br>Tecniche<br>Colpo<br>{line}<br></div>".encode()
+    reg = parse_sheet(html, "https://x.it/s")
+    assert (reg.techniques["Colpo"].category, reg.techniques["Colpo"].potenziale) == (category, value)
+
+
+def test_cost_without_pool_is_kept_raw_not_guessed():
+    html = "<div class='scheda'>Nome: Test<br>Tecniche<br>Colpo<br>Costo: 5<br></div>"
+    reg = parse_sheet(html, "https://x.it/s")
+    assert reg.techniques["Colpo"].cost == {}
+    assert reg.techniques["Colpo"].extra == {"costo": "5"}
+
+
+def test_starfinder_extras_and_other_pools():
+    html = ("<article><h2>Vesk</h2><p>PS 20/20<br>PF 17<br>CAE 15 · CAC 17 · BAB +3</p>"
+            "<p>Forza 18 Destrezza 12</p></article>")
+    (char,) = parse_sheet(html, "https://x.it/vesk").characters.values()
+    assert char.name == "Vesk"
+    assert char.resources == {"PS": Resource(20, 20), "PF": Resource(17, 17)}
+    assert char.extra == {"CAE": 15, "CAC": 17, "BAB": 3}
+    assert char.stats == {"Forza": Stat(18, 0), "Destrezza": Stat(12, 0)}
+
+
+def test_empty_and_odd_pages_do_not_raise():
+    assert parse_sheet(b"", "https://x.it/s").characters == {}
+    reg = parse_sheet(b"<html><head><title>Pagina vuota</title></head><body></body></html>", "https://x.it/s")
+    assert list(reg.characters) == ["Pagina vuota"]
+    reg = parse_sheet("<p>senza titolo</p>", "https://x.it/pg/hollow")
+    assert list(reg.characters) == ["hollow"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(st.text(max_size=500), st.binary(max_size=500),
+                 st.text(alphabet="<>/bdivtr Tecniche Potenziale:BC()0123456789\n", max_size=500)))
+def test_never_raises(data):
+    reg = parse_sheet(data, "https://x.it/s")
+    for tech in reg.techniques.values():
+        assert tech.category in (None, "D", "C", "B", "A", "S")

@@ -1,0 +1,119 @@
+// platform base: the contract every forum adapter fulfils, and helpers for finding posts, authors and rolls.
+//
+// An adapter is {id, detect(doc, loc) -> score, skin(doc), posts(doc) -> [PostRef], threadUrl(doc, loc),
+// rolls(postRef, allPostRefs) -> [RollPlace], replyBox(doc)}. PostRef = {id, el, authorEl, author}.
+// RollPlace = {after: Node} (marker goes after that node) or {text: Text, end: offset} (after that character).
+
+const PLATFORMS = [];
+
+function registerPlatform(adapter) {
+  PLATFORMS.push(adapter);
+  return adapter;
+}
+
+// Elements whose id is prefix+digits, outermost first, ignoring nested duplicates.
+function postsByIdPrefix(doc, prefix, selector) {
+  const re = new RegExp(`^${prefix}(\\d+)$`);
+  const seen = new Set();
+  const out = [];
+  for (const el of doc.querySelectorAll(selector || `[id^="${prefix}"]`)) {
+    const m = re.exec(el.id);
+    if (!m || seen.has(m[1])) continue;
+    seen.add(m[1]);
+    out.push({ id: m[1], el });
+  }
+  return out;
+}
+
+function firstMatch(root, selectors) {
+  for (const sel of selectors) {
+    const el = root.querySelector(sel);
+    if (el && textOf(el)) return el;
+  }
+  return null;
+}
+
+// The first selector (in order of preference, not document order) that matches: the post's body.
+function bodyOf(root, selectors) {
+  for (const sel of selectors) {
+    const el = root.querySelector(sel);
+    if (el) return el;
+  }
+  return root;
+}
+
+function withAuthor(ref, selectors) {
+  const authorEl = firstMatch(ref.el, selectors);
+  return { ...ref, authorEl, author: textOf(authorEl) };
+}
+
+// Rolls recognised in text the way the scraper's tolerant fallback reads them: "1d12+6 … 7 … 13".
+const TEXT_ROLL_RE = /\b\d{0,3}d\d{1,3}(?:\s*[+-]\s*\d+)*\b/gi;
+
+function textRollPlaces(root) {
+  const places = [];
+  if (!root) return places;
+  const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode(node) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest("script,style,textarea,blockquote,.quote,.quote_top,cite,code,.codebox,[data-arbitro]")) {
+        return NodeFilter.FILTER_REJECT;
+      }
+      return NodeFilter.FILTER_ACCEPT;
+    },
+  });
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    TEXT_ROLL_RE.lastIndex = 0;
+    for (let m = TEXT_ROLL_RE.exec(node.data); m; m = TEXT_ROLL_RE.exec(node.data)) {
+      places.push({ text: node, end: m.index + m[0].length });
+    }
+  }
+  return places;
+}
+
+// Rolls the forum's roller rendered as elements, else the text fallback.
+function elementOrTextRolls(root, selectors) {
+  if (!root) return [];
+  const found = [];
+  for (const el of root.querySelectorAll(selectors.join(","))) {
+    if (el.closest("blockquote,.quote,cite")) continue;
+    if (found.some((f) => f.contains(el))) continue;
+    found.push(el);
+  }
+  if (found.length) return found.map((el) => ({ after: el }));
+  return textRollPlaces(root);
+}
+
+function replyBoxFrom(doc, selectors) {
+  for (const sel of selectors) {
+    const el = doc.querySelector(sel);
+    if (el && el.tagName === "TEXTAREA" && !el.disabled && !el.readOnly) return el;
+  }
+  return null;
+}
+
+function queryParam(urlLike, name) {
+  try {
+    return new URL(urlLike, location.href).searchParams.get(name);
+  } catch (_e) {
+    return null;
+  }
+}
+
+function detectPlatform(doc, loc) {
+  let best = null;
+  let bestScore = 0;
+  for (const p of PLATFORMS) {
+    let score = 0;
+    try {
+      score = p.detect(doc, loc);
+    } catch (_e) {
+      score = 0;
+    }
+    if (score > bestScore) {
+      best = p;
+      bestScore = score;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,138 @@
+// main: find the platform and its posts, ask the service once, draw badges, strips, roll marks and the panel.
+
+function isFight(audit) {
+  if (isPlainObject(audit.characters) && Object.keys(audit.characters).length) return true;
+  return audit.posts.some((p) => isPlainObject(p) && ((Array.isArray(p.verdicts) && p.verdicts.length) ||
+    (isPlainObject(p.state) && Object.keys(p.state).length)));
+}
+
+function pageContext(settings) {
+  const platform = detectPlatform(document, location);
+  if (!platform) return null;
+  const posts = platform.posts(document);
+  if (!posts.length) return null;
+  const threadUrl = platform.threadUrl(document, location);
+  if (!threadUrl) return null;
+  return { settings, platform, posts, threadUrl, host: location.hostname, restart };
+}
+
+// The players' posts: a Forumotion Game-Master dice post belongs to the post it answers.
+function pagePostIds(ctx) {
+  const dice = ctx.platform.isDicePost ? (r) => ctx.platform.isDicePost(r) : () => false;
+  return ctx.posts.filter((r) => !dice(r)).map((r) => r.id);
+}
+
+function drawAudit(ctx, result) {
+  const audit = result.audit;
+  const byId = new Map();
+  for (const p of audit.posts) if (isPlainObject(p)) byId.set(normPostId(p.id), p);
+  const theme = themeFor(ctx.posts[0].el);
+  const panel = ensurePanel(ctx, theme);
+  for (const ref of ctx.posts) {
+    const pa = byId.get(ref.id);
+    if (!pa) continue;
+    try {
+      const places = asArray(pa.verdicts).some((v) => isPlainObject(v) && Number.isInteger(v.roll))
+        ? ctx.platform.rolls(ref, ctx.posts) : [];
+      renderRollMarks(ref, pa, places, theme);
+      renderBadge(ref, pa, ctx.settings, theme);
+    } catch (e) {
+      console.warn("[arbitro] post", ref.id, e); // one odd post must not cost the others their badge
+    }
+  }
+  // The "Tocca a" panel belongs to the page that shows the audit's last post.
+  const last = audit.posts.length ? normPostId(audit.posts[audit.posts.length - 1].id) : null;
+  const onLastPage = last !== null && ctx.posts.some((r) => r.id === last);
+  if (onLastPage) renderTurn(audit.next, ctx);
+  renderLinks(ctx, result);
+  const pageIds = pagePostIds(ctx);
+  if (result.refreshing) setStatus(t("refreshing"), "info");
+  else if (auditIsBehind(audit, pageIds)) setStatus(t("stale"), "info");
+  else setStatus("", null);
+  const followed = ctx.settings.character;
+  const theirTurn = followed && isPlainObject(audit.next) && lowerKey(audit.next.character) === lowerKey(followed);
+  if (!onLastPage || (followed && !theirTurn)) panel.el.classList.add("collapsed");
+  OVERLAY.layer.setAttribute("data-state", "ready");
+}
+
+let RUNNING = null;
+
+// What happened, told to whoever listens (the tests, the service's demo page) by an "arbitro:done" event.
+function announce(outcome) {
+  try {
+    document.dispatchEvent(new CustomEvent("arbitro:done", { detail: outcome }));
+  } catch (_e) {
+    // an event is a courtesy, never a requirement
+  }
+  return outcome;
+}
+
+async function run(settings, notice) {
+  LANG = settings.language;
+  if (!isEnabledHere(settings, location.hostname)) return announce("disabled");
+  const ctx = pageContext(settings);
+  if (!ctx) return announce("not-a-thread"); // nothing on the page changes
+  let result;
+  try {
+    result = await loadAudit(settings, ctx.threadUrl, pagePostIds(ctx));
+  } catch (e) {
+    // Not a fight, or a forum the service does not read: the page stays as it is.
+    if (e instanceof HttpError && e.silent) return announce("untouched");
+    const err = e instanceof ArbitroError ? e : new ArbitroError(String(e));
+    ensurePanel(ctx, themeFor(ctx.posts[0].el));
+    setStatus(err.describe(), "error", () => restart(settings));
+    renderLinks(ctx, null);
+    OVERLAY.layer.setAttribute("data-state", "error");
+    OVERLAY.layer.setAttribute("data-error", err.name);
+    return announce("error");
+  }
+  if (!isFight(result.audit)) return announce("untouched"); // a thread with no fight in it stays as it is
+  drawAudit(ctx, result);
+  if (notice) setStatus(notice, "info");
+  return announce("drawn");
+}
+
+async function restart(settings, notice) {
+  teardownOverlay();
+  const s = settings || (await loadSettings());
+  RUNNING = run(s, notice).catch(reportInternal);
+  return RUNNING;
+}
+
+function reportInternal(e) {
+  // Our bug, not the forum's: say so in our panel only.
+  console.error("[arbitro]", e);
+  announce("internal-error");
+  try {
+    if (PANEL.el && PANEL.el.isConnected) setStatus(t("errInternal"), "error");
+  } catch (_e) {
+    // nothing more we can do without touching the page
+  }
+}
+
+async function openSettingsFromMenu() {
+  const settings = await loadSettings();
+  LANG = settings.language;
+  const ctx = pageContext(settings) ||
+    { settings, platform: { replyBox: () => null }, posts: [], threadUrl: location.href, host: location.hostname, restart };
+  ctx.settings = settings;
+  ensurePanel(ctx, "light");
+  openSettings();
+}
+
+async function toggleHere() {
+  const settings = await loadSettings();
+  const saved = await saveSettings(withHostEnabled(settings, location.hostname, !isEnabledHere(settings, location.hostname)));
+  await restart(saved);
+}
+
+async function boot() {
+  const settings = await loadSettings();
+  LANG = settings.language;
+  gm.menu(t("menuSettings"), () => openSettingsFromMenu().catch(reportInternal));
+  gm.menu(t("menuToggle"), () => toggleHere().catch(reportInternal));
+  RUNNING = run(settings).catch(reportInternal);
+  return RUNNING;
+}
+
+boot().catch(reportInternal);
