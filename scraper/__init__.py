@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .crawl import BadSource, CrawlResult, PageRecord, SheetRecord, crawl, rescrape, scrape
+from .crawl import BadSource, CrawlResult, PageRecord, SheetRecord, crawl_thread, rescrape, scrape
 from .errors import (BlockedByRobots, DiceExpressionError, FetchFailed, FetchTimeout, HostNotAllowed, NotAThread,
                      PageTooLarge, ParseError, RegistryFileError, SchemaError, ScrapeError, UnsupportedPlatform)
 from .fetch import Fetcher, FetchPolicy, FetchResult
@@ -18,7 +18,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "scrape", "crawl", "rescrape", "CrawlResult", "PageRecord", "SheetRecord", "parse_page", "parse_pages",
+    "scrape", "crawl_thread", "rescrape", "CrawlResult", "PageRecord", "SheetRecord", "parse_page", "parse_pages",
     "Fetcher", "FetchPolicy", "FetchResult", "ScrapeError", "HostNotAllowed", "NotAThread", "UnsupportedPlatform",
     "PageTooLarge", "FetchFailed", "FetchTimeout", "BlockedByRobots", "ParseError", "DiceExpressionError",
     "SchemaError", "RegistryFileError", "BadSource",

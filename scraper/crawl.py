@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
 from engine.history import CombatHistory, Registry
 
@@ -84,15 +84,16 @@ class CrawlResult:
 
 def scrape(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
            fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
-           follow_sheets: bool = True, progress: Progress | None = None) -> CombatHistory:
+           follow_sheets: bool = True, progress: Progress | None = None, use_api: bool = False) -> CombatHistory:
     """A thread URL, or saved pages (HTML, or ForumFree api.php JSON) of one thread → its CombatHistory.
 
     For a URL every page is fetched (conditionally, through the fetcher's cache), and each post schema's sheet
     link on the thread's host is followed once. Saved pages are read offline: their sheet links are followed
     only when a `fetcher` is given. A registry file, when given, wins over the sheets. Any page that cannot be
-    fetched or read raises a ScrapeError subclass: no partial history is ever returned."""
-    return crawl(sources, platform=platform, config=config, fetcher=fetcher, registry_file=registry_file,
-                 follow_sheets=follow_sheets, progress=progress).history
+    fetched or read raises a ScrapeError subclass: no partial history is ever returned. `use_api` reads a
+    ForumFree/ForumCommunity thread through its `api.php` JSON instead of the HTML pages."""
+    return crawl_thread(sources, platform=platform, config=config, fetcher=fetcher, registry_file=registry_file,
+                        follow_sheets=follow_sheets, progress=progress, use_api=use_api).history
 
 
 def rescrape(previous: CrawlResult | CombatHistory, *, fetcher: Fetcher | None = None, platform: str | None = None,
@@ -109,14 +110,15 @@ def rescrape(previous: CrawlResult | CombatHistory, *, fetcher: Fetcher | None =
     url = previous.pages[0].final_url if isinstance(previous, CrawlResult) and previous.pages else history.thread.url
     if not _URL_RE.match(url or ""):
         raise BadSource("la cronologia precedente non viene da un URL: non si può aggiornare")
-    return crawl(url, platform=platform or history.thread.platform, config=config, fetcher=fetcher,
-                 registry_file=registry_file, follow_sheets=follow_sheets, progress=progress, previous=hashes)
+    return crawl_thread(url, platform=platform or history.thread.platform, config=config, fetcher=fetcher,
+                        registry_file=registry_file, follow_sheets=follow_sheets, progress=progress,
+                        previous=hashes)
 
 
-def crawl(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
-          fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
-          follow_sheets: bool = True, progress: Progress | None = None,
-          previous: Mapping[str, str] | None = None) -> CrawlResult:
+def crawl_thread(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
+                 fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
+                 follow_sheets: bool = True, progress: Progress | None = None,
+                 previous: Mapping[str, str] | None = None, use_api: bool = False) -> CrawlResult:
     """scrape() with the record of how every page and sheet was obtained (see CrawlResult).
 
     `previous` maps page URLs to the sha256 of their bytes in an earlier crawl (CrawlResult.page_hashes)."""
@@ -130,6 +132,8 @@ def crawl(sources: str | Sequence[str], *, platform: str = "auto", config: Any =
     if len(urls) > 1:
         raise BadSource("una discussione alla volta: indica l'URL di una sola pagina della discussione")
     extra = _load_registry_file(registry_file)
+    if urls and use_api:
+        urls = [forumfree_api_url(urls[0])]
     if not urls:
         fetched = _read_files(items, platform, config)
         # saved pages are read offline; their sheets are fetched only through a fetcher the caller gives
@@ -142,6 +146,17 @@ def crawl(sources: str | Sequence[str], *, platform: str = "auto", config: Any =
     finally:
         if own:
             active.close()
+
+
+def forumfree_api_url(url: str) -> str:
+    """`…/?t=123&st=15` → `…/api.php?t=123&st=15`: the same page of a ForumFree thread as JSON."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    tid = query.get("t", "")
+    if not tid.isdigit() or parts.path not in ("", "/", "/index.php", "/api.php"):
+        raise BadSource(f"api.php vale solo per le discussioni ForumFree/ForumCommunity (…/?t=<numero>): {url}")
+    st = query.get("st", "0")
+    return urlunsplit((parts.scheme, parts.netloc, "/api.php", f"t={tid}&st={st if st.isdigit() else 0}", ""))
 
 
 # --- pages ------------------------------------------------------------------------------------------
@@ -164,37 +179,39 @@ def _parse_page(data: bytes, url: str, platform: str, config: Any) -> Any:
 def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress: Progress | None) -> list[_Fetched]:
     """Fetch the given page, then every page its pagination names (and any further page a later page names)."""
     first = fetcher.get(url)
-    page = _parse_page(first.content, first.final_url, platform, config)
+    page = _parse_page(_bytes_for_parser(first), first.final_url, platform, config)
     platform = page.platform  # detection is done once; every page is read the same way
     fetched: dict[int, _Fetched] = {page.page: _Fetched(page.page, url, first, first.content, first.final_url, page)}
     known: dict[int, str] = {}
+    dead: set[int] = set()  # offsets the forum answered with a page already read
     _learn(known, page, first.final_url)
     _report(progress, fetched, known, first.final_url)
     while True:
-        pending = sorted(i for i in known if i not in fetched)
+        pending = sorted(i for i in known if i not in fetched and i not in dead)
         if not pending:
             last = fetched[max(fetched)].page
             nxt = getattr(last, "next_url", None)
             if nxt and max(fetched) + 1 not in known and not _same_page(nxt, fetched.values()):
-                known[max(fetched) + 1] = _rebase(nxt, fetched[max(fetched)].final_url)  # a page without a page list still names the next one
+                # a page without a page list still names the next one
+                known[max(fetched) + 1] = _rebase(nxt, fetched[max(fetched)].final_url)
                 continue
             break
         index = pending[0]
         if index > MAX_PAGES:
             raise NotAThread(f"la paginazione supera {MAX_PAGES} pagine: non sembra una discussione")
         result = fetcher.get(known[index])
-        got = _parse_page(result.content, result.final_url, platform, config)
+        got = _parse_page(_bytes_for_parser(result), result.final_url, platform, config)
         if page.thread_id and got.thread_id and got.thread_id != page.thread_id:
             raise NotAThread(f"la pagina {index} ({result.final_url}) appartiene a un'altra discussione "
                              f"({got.thread_id} invece di {page.thread_id})")
         if got.page != index and got.page in fetched:
             # a forum that sends an offset past the end back to the last page: nothing new there
-            known.pop(index)
+            dead.add(index)
             continue
         fetched[index] = _Fetched(index, known[index], result, result.content, result.final_url, got)
         _learn(known, got, result.final_url)
         _report(progress, fetched, known, result.final_url)
-    missing = [i for i in range(1, max(fetched) + 1) if i not in fetched]
+    missing = [i for i in range(1, max(fetched) + 1) if i not in fetched and i not in dead]
     if missing:
         raise FetchFailed(f"pagine della discussione non raggiungibili: {', '.join(map(str, missing))}", url=url)
     return [fetched[i] for i in sorted(fetched)]
@@ -295,28 +312,26 @@ def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetche
     if extra is not None:
         registry = (registry or Registry()).merged(extra)  # the master's file wins over scraped sheets
     # one final parse with the registry, so posts get the characters of the sheets they link
-    history = parse_pages([(_bytes_for_parser(f), f.final_url) for f in fetched], platform=platform, config=config,
+    history = parse_pages([(_bytes_for_parser(f.result) if f.result else f.content, f.final_url) for f in fetched], platform=platform, config=config,
                           fetched_at=fetched_at, registry=registry)
     records = tuple(_page_record(f, previous) for f in fetched)
     return CrawlResult(history=history, pages=records, sheets=sheets)
 
 
-def _bytes_for_parser(f: _Fetched) -> bytes:
+def _bytes_for_parser(result: FetchResult) -> bytes:
     """The page bytes, re-encoded as BOM + UTF-8 only when the HTTP charset says other than the page would:
-    the transport's charset wins over a <meta> (WHATWG), and parse_pages takes bytes without headers."""
-    if f.result is None:
-        return f.content
-    ctype = f.result.headers.get("Content-Type") or ""
+    the transport's charset wins over a <meta> (WHATWG), and the parser takes bytes without headers."""
+    ctype = result.headers.get("Content-Type") or ""
     header = _charset_from_content_type(ctype)
     if not header or "json" in ctype.lower():
-        return f.content
+        return result.content
     from .parse import decode_html
 
-    text, enc, _ = decode_html(f.content, charset=header)
-    _, own, _ = decode_html(f.content)
+    text, enc, _ = decode_html(result.content, charset=header)
+    _, own, _ = decode_html(result.content)
     if enc == own:
-        return f.content
-    return codecs.BOM_UTF8 + (text if text is not None else f.content.decode("utf-8")).encode("utf-8")
+        return result.content
+    return codecs.BOM_UTF8 + (text if text is not None else result.content.decode("utf-8")).encode("utf-8")
 
 
 def _page_record(f: _Fetched, previous: Mapping[str, str] | None) -> PageRecord:
@@ -398,5 +413,5 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-__all__ = ["BadSource", "CrawlResult", "PageRecord", "SheetRecord", "crawl", "rescrape", "scrape", "saved_page_url",
-           "MAX_PAGES"]
+__all__ = ["BadSource", "CrawlResult", "PageRecord", "SheetRecord", "crawl_thread", "rescrape", "scrape",
+           "saved_page_url", "forumfree_api_url", "MAX_PAGES"]

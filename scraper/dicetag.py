@@ -91,6 +91,7 @@ _SCRIPT = re.compile(r"<(script|style)\b[^<>]{0,500}>[^<]{0,5000}(?:<(?!/\1)[^<]
 _SPACES = re.compile(r"\s+")
 _VS = re.compile(r"\s+(?:vs\.?|v\.|versus|contro)\s+|\s*(?:->|→|=>)\s*", re.IGNORECASE)
 _TARGET_SPLIT = re.compile(r"\s*(?:,|;|&|\+|/)\s*|\s+(?:e|ed|and)\s+", re.IGNORECASE)
+_TECH_SPLIT = re.compile(r"[,;]|\s\+\s")
 _PAREN_GROUP = re.compile(r"\(([^()]*)\)")
 _BRACKET_GROUP = re.compile(r"\[([^\[\]]*)\]")
 _HAS_SIGNED_NUMBER = re.compile(r"[+-]\s*\d")
@@ -101,7 +102,7 @@ _MODIFIER = re.compile(
     r"|\[(?P<l2>[^\[\]\d+-][^\[\]]*?)\s*(?P<s2>[+-])\s*(?P<n2>\d{1,6})\s*\]"
     r"|(?<![\w\]])(?P<n3>\d{1,6})\s*\[(?P<l3>[^\[\]]*)\]"
 )
-_MOD_SEPARATORS = re.compile(r"[\s,;:()]+")
+_SEPARATOR_CHARS = " \t\n\r,;:()"
 
 
 def clean_markup(text: str) -> str:
@@ -110,38 +111,43 @@ def clean_markup(text: str) -> str:
         if "<s" in text.lower():
             text = _SCRIPT.sub(" ", text)
         text = _HTML_TAG.sub(" ", text)
-    if "[" in text:
-        text = _BBCODE.sub("", text)
+    if "[" in text and ("[/" in text or "=" in text or "[b]" in text or "[i]" in text or "[B]" in text):
+        text = _BBCODE.sub("", text)  # formatting tags come in pairs or carry "=": cheap gate first
     if "&" in text:
         text = html.unescape(text)
-    return _SPACES.sub(" ", unify_signs(text)).strip()
+    return " ".join(unify_signs(text).split())
 
 
 def _balanced(text: str) -> bool:
-    depth_sq = depth_par = 0
-    for ch in text:
-        if ch == "[":
-            depth_sq += 1
-        elif ch == "]":
-            depth_sq -= 1
-            if depth_sq < 0:
-                return False
-        elif ch == "(":
-            depth_par += 1
-        elif ch == ")":
-            depth_par -= 1
-            if depth_par < 0:
-                return False
-    return depth_sq == 0 and depth_par == 0
+    # Counting is C-level; an inverted pair ("]x[") is caught by the first-closer check.
+    if text.count("[") != text.count("]") or text.count("(") != text.count(")"):
+        return False
+    return text.find("]") >= text.find("[") and text.find(")") >= text.find("(")
+
+
+_CANONICAL_MODIFIER = re.compile(r"([+-])\s*(\d{1,6})\s*\[([^\[\]]*)\]")
 
 
 def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
     """Signed labelled terms in `text`, and whether something other than separators was left over."""
+    # Fast path: the canonical `+2 [Raggio Corto] +6 [Destrezza]` with only separators in between.
+    fast: list[Modifier] = []
+    pos = 0
+    for m in _CANONICAL_MODIFIER.finditer(text):
+        if text[pos:m.start()].strip(_SEPARATOR_CHARS):
+            break
+        pos = m.end()
+        amount = int(m.group(2))
+        fast.append(Modifier(amount=-amount if m.group(1) == "-" else amount,
+                             label=m.group(3).strip(" :.-")))
+    else:
+        if not text[pos:].strip(_SEPARATOR_CHARS):
+            return tuple(fast), False
     mods: list[Modifier] = []
     leftover = False
     pos = 0
     for m in _MODIFIER.finditer(text):
-        if _MOD_SEPARATORS.sub("", text[pos:m.start()]):
+        if text[pos:m.start()].strip(_SEPARATOR_CHARS):
             leftover = True
         pos = m.end()
         if m.group("n1") is not None:
@@ -154,7 +160,7 @@ def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
             amount = int(m.group("n3"))
             label = m.group("l3")
         mods.append(Modifier(amount=amount, label=(label or "").strip(" :.-")))
-    if _MOD_SEPARATORS.sub("", text[pos:]):
+    if text[pos:].strip(_SEPARATOR_CHARS):
         leftover = True
     return tuple(mods), leftover
 
@@ -235,7 +241,7 @@ def parse_label(raw: str) -> DiceLabel:
     if not tech_groups and first_br >= 0:
         tech_groups = [head[first_br + 1:]]  # "Parata [Spada (A vs B)": the bracket never closes
     for group in tech_groups:
-        techniques.extend(t for t in (p.strip(" .:-[]") for p in re.split(r"[,;]|\s\+\s", group)) if t)
+        techniques.extend(t for t in (p.strip(" .:-[]") for p in _TECH_SPLIT.split(group)) if t)
     action = action_text.strip(" :.-,") or None
     if action is None:
         errors.append("no_action")
@@ -367,16 +373,22 @@ def _expr_of(n: str, s: str, const: str) -> tuple[str, int, int]:
         return _SPACES.sub("", written), int(n) if n else 1, 0
 
 
+_BRACKET_FACES = re.compile(r"[:=>→\s]{0,6}\[\s*(\d{1,4}(?:\s*[,+;]\s*\d{1,4}|\s+\d{1,4}){0,99})\s*\]")
+_BRACKET_TOTAL = re.compile(r"(?:\s*[+-]\s*\d{1,5}){0,5}\s*(?:=>|=|→)\s*(-?\d{1,6})")
+_NOT_ARITH = re.compile(r"[^\d\s+,\-()\[\]]")
+_LEAD_NUM = re.compile(r"\s*(-?\d{1,6})")
+
+
 def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, ...] | None, int | None, bool, int]:
     """Faces, total, whether a rendered form was seen, and how many chars of `segment` were read."""
-    seg = segment.lstrip(" \t")
+    seg = segment.lstrip(" \t)")
     skipped = len(segment) - len(seg)
-    bracket = re.match(r"[:=>→\s]{0,6}\[\s*(\d{1,4}(?:\s*[,+;\s]\s*\d{1,4}){0,99})\s*\]", seg)
+    bracket = _BRACKET_FACES.match(seg)
     if bracket:
         faces = tuple(int(x) for x in _NUM.findall(bracket.group(1)))
-        tot = re.match(r"(?:\s*[+-]\s*\d{1,5}){0,5}\s*(?:=>|=|→)\s*(-?\d{1,6})", seg[bracket.end():])
+        tot = _BRACKET_TOTAL.match(seg, bracket.end())
         if tot:
-            return faces, int(tot.group(1)), True, skipped + bracket.end() + tot.end()
+            return faces, int(tot.group(1)), True, skipped + tot.end()
         return faces, None, True, skipped + bracket.end()
     # Segments separated by arrows / "=": "=> 7 => 13", "= 7 + 6 = 13", ": 7 + 6 = 13".
     if not seg or (seg[0] not in "=:-→⇒" and not _KEYWORD.match(seg)):
@@ -391,9 +403,9 @@ def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, .
         part = work[pos:part_end]
         if part.strip():
             nums = _NUM.findall(part)
-            if not nums or re.search(r"[^\d\s+,\-()\[\]]", part):
-                lead = re.match(r"\s*(-?\d{1,6})", part)
-                if lead and (run or sep is None or True):
+            if not nums or _NOT_ARITH.search(part):
+                lead = _LEAD_NUM.match(part)
+                if lead:  # "= 13 Danni": the number leading a prose part is still the total
                     run.append([lead.group(1)])
                     read = pos + lead.end()
                 break

@@ -37,6 +37,7 @@ DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB, ignore the rest
+ROBOTS_FAILURE_TTL = 300.0  # seconds an unreachable robots.txt keeps the origin blocked before asking again
 CHUNK = 64 * 1024
 
 
@@ -122,7 +123,7 @@ class FetchResult:
 
     @property
     def text(self) -> str:
-        return decode_html(self.content, self.encoding)
+        return decode_text(self.content, self.encoding)
 
 
 # --- charset ----------------------------------------------------------------------------------------
@@ -219,11 +220,12 @@ codecs.register_error("arbitro-fetch-cp1252", _cp1252_fallback)
 # A valid multi-byte UTF-8 sequence (RFC 3629 table), as copy-pasted UTF-8 text appears in a 1252 page.
 _UTF8_SEQ = re.compile(
     rb"[\xC2-\xDF][\x80-\xBF]|\xE0[\xA0-\xBF][\x80-\xBF]|[\xE1-\xEC\xEE\xEF][\x80-\xBF]{2}"
-    rb"|\xED[\x80-\x9F][\x80-\xBF]|\xF0[\x90-\xBF][\x80-\xBF]{2}|[\xF1-\xF3][\x80-\xBF]{3}|\xF4[\x80-\x8F][\x80-\xBF]{2}"
+    rb"|\xED[\x80-\x9F][\x80-\xBF]|\xF0[\x90-\xBF][\x80-\xBF]{2}|[\xF1-\xF3][\x80-\xBF]{3}"
+    rb"|\xF4[\x80-\x8F][\x80-\xBF]{2}"
 )
 
 
-def decode_html(data: bytes, encoding: str | None = None) -> str:
+def decode_text(data: bytes, encoding: str | None = None) -> str:
     """Decode page bytes, repairing mixed encodings: stray 1252 bytes in a UTF-8 page are read as 1252, and
     UTF-8 sequences pasted into a 1252 page (the `Ã¨` mojibake) are read as UTF-8."""
     enc = encoding or detect_encoding(data)
@@ -287,7 +289,9 @@ class DiskCache:
         except (OSError, ValueError):
             return None
         # a torn or tampered entry is a miss, never wrong content
-        if not isinstance(meta, dict) or meta.get("url") != url or hashlib.sha256(body).hexdigest() != meta.get("sha256"):
+        if not isinstance(meta, dict) or meta.get("url") != url:
+            return None
+        if hashlib.sha256(body).hexdigest() != meta.get("sha256"):
             return None
         return CacheEntry(url=url, final_url=meta.get("final_url", url), status=int(meta.get("status", 200)),
                           headers=dict(meta.get("headers", {})), content=body, sha256=meta["sha256"],
@@ -441,6 +445,7 @@ class Fetcher:
         self._hosts: dict[str, _HostState] = {}
         self._hosts_lock = threading.Lock()
         self._robots: dict[str, tuple[float, Protego | None, str | None]] = {}
+        self._robots_lock = threading.Lock()
 
     def close(self) -> None:
         self.session.close()
@@ -582,10 +587,14 @@ class Fetcher:
     def _check_robots(self, url: str) -> None:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc.lower()}"
-        entry = self._robots.get(origin)
-        if entry is None or time.monotonic() - entry[0] > self.policy.robots_max_age:
-            entry = (time.monotonic(), *self._load_robots(origin))
-            self._robots[origin] = entry
+        with self._robots_lock:  # one robots.txt request per origin, even with several threads
+            entry = self._robots.get(origin)
+            if entry is None or time.monotonic() > entry[0]:
+                parser, refusal, unreachable = self._load_robots(origin)
+                # an unreachable robots.txt blocks for minutes, not for the day a good answer is kept
+                ttl = ROBOTS_FAILURE_TTL if unreachable else self.policy.robots_max_age
+                entry = (time.monotonic() + ttl, parser, refusal)
+                self._robots[origin] = entry
         _, parser, refusal = entry
         if refusal:
             raise BlockedByRobots(refusal)
@@ -596,8 +605,8 @@ class Fetcher:
             if delay:
                 self._host_state(url).crawl_delay = min(float(delay), self.policy.max_crawl_delay)
 
-    def _load_robots(self, origin: str) -> tuple[Protego | None, str | None]:
-        """(parser or None for allow-all, refusal message or None) per RFC 9309 §2.3.1."""
+    def _load_robots(self, origin: str) -> tuple[Protego | None, str | None, bool]:
+        """(parser or None for allow-all, refusal message or None, unreachable) per RFC 9309 §2.3.1."""
         url = origin + "/robots.txt"
         try:
             for _ in range(self.policy.max_redirects + 1):
@@ -608,22 +617,20 @@ class Fetcher:
                     continue
                 break
             else:
-                return None, None  # §2.3.1.2: after 5 redirects, as if there were no robots.txt
-        except PageTooLarge:
-            return None, None  # cannot happen with truncate; kept for safety
+                return None, None, False  # §2.3.1.2: after 5 redirects, as if there were no robots.txt
         except (FetchFailed, HostNotAllowed) as exc:
             # §2.3.1.4: unreachable (network errors, 5xx after retries) means complete disallow
-            return None, f"robots.txt di {origin} non raggiungibile ({exc.message}): lettura sospesa"
+            return None, f"robots.txt di {origin} non raggiungibile ({exc.message}): lettura sospesa", True
         if 200 <= raw.status < 300:
-            text = decode_html(raw.content, "utf-8")
-            return Protego.parse(text), None
+            text = decode_text(raw.content, "utf-8")
+            return Protego.parse(text), None, False
         if raw.status in (401, 403):
             # RFC 9309 lets a crawler treat every 4xx as "no robots.txt"; a forum that refuses even its
             # robots.txt to us is read as refusing everything (the older, stricter convention).
-            return None, f"robots.txt di {origin} negato ({raw.status}): lettura non consentita"
+            return None, f"robots.txt di {origin} negato ({raw.status}): lettura non consentita", False
         if 400 <= raw.status < 500:
-            return None, None  # §2.3.1.3: unavailable, any path may be fetched
-        return None, f"robots.txt di {origin} non raggiungibile (stato {raw.status}): lettura sospesa"
+            return None, None, False  # §2.3.1.3: unavailable, any path may be fetched
+        return None, f"robots.txt di {origin} non raggiungibile (stato {raw.status}): lettura sospesa", True
 
     def _exchange(self, url: str, headers: dict[str, str], max_bytes: int, *, truncate: bool = False) -> _Raw:
         """One logical request with retries/backoff; 429/5xx are retried, other statuses are returned."""
@@ -739,6 +746,6 @@ def _strip_fragment(url: str) -> str:
 
 __all__ = [
     "DEFAULT_ALLOWED_HOSTS", "FetchPolicy", "FetchResult", "Fetcher", "DiskCache", "CacheEntry", "GuardedAdapter",
-    "default_user_agent", "detect_encoding", "decode_html", "encoding_for_label", "parse_retry_after",
+    "default_user_agent", "detect_encoding", "decode_text", "encoding_for_label", "parse_retry_after",
     "host_matches",
 ]

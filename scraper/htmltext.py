@@ -61,17 +61,18 @@ DICE_MARK = "\ue000"  # private-use character: never in forum text we keep
 
 
 BLOCK = "\x01"  # a block boundary: one line break, however many nested blocks open or close there
-_BLOCK_RUN = re.compile(r"[ \t\n\x01]*\x01[ \t\n\x01]*")
-
-
-def _block_break(m: re.Match[str]) -> str:
-    return "\n\n" if m.group(0).count("\n") >= 2 else "\n"
+BR = "\x03"  # a <br> (or a newline inside <pre>): two in a row make a paragraph break
+_PARA = re.compile(r"\x03[ \x01]*\x03[ \x01\x03]*")
+_BREAK = re.compile(r"[ \x01\x03]*[\x01\x03][ \x01\x03]*")
 
 
 def clean_lines(raw: str) -> str:
-    """Strip every line, drop blank runs (keeps one blank line between paragraphs: `<br><br>`)."""
-    if BLOCK in raw:
-        raw = _BLOCK_RUN.sub(_block_break, raw)
+    """Collapse source whitespace, turn block/br marks into lines, strip every line, keep at most one
+    blank line (a paragraph: `<br><br>`) between lines."""
+    raw = _WS.sub(" ", raw)
+    if BR in raw:
+        raw = _PARA.sub("\n\n", raw)
+    raw = _BREAK.sub("\n", raw)
     out: list[str] = []
     blank = False
     for line in raw.split("\n"):
@@ -84,6 +85,11 @@ def clean_lines(raw: str) -> str:
             blank = False
         out.append(line)
     return "\n".join(out)
+
+
+def _text_content(el: etree._Element) -> str:
+    # plain lxml.etree elements (no lxml.html class lookup on the hot path) have no text_content()
+    return "".join(el.itertext())
 
 
 def _contains(el: etree._Element, node: etree._Element) -> bool:
@@ -103,8 +109,9 @@ def _classes(el: etree._Element) -> tuple[str, ...]:
 class _Walker:
     """One walk over a post body; buffers for own text, scan text, quote text."""
 
-    def __init__(self, dice_test: DiceTest | None) -> None:
+    def __init__(self, dice_test: DiceTest | None, stop: DiceTest | None = None) -> None:
         self.dice_test = dice_test
+        self.stop = stop
         self.text: list[str] = []
         self.scan: list[str] = []
         self.quotes: list[Quote] = []
@@ -124,11 +131,11 @@ class _Walker:
     def walk(self, el: etree._Element, buf: list[str], scan: bool, pre: bool = False) -> None:
         """Walk the children of `el` (its text, each child and the child's tail)."""
         if el.text:
-            self.emit(el.text if pre else _WS.sub(" ", el.text), buf, scan)
+            self.emit(el.text.replace("\n", BR) if pre else el.text, buf, scan)
         for child in el:
             self.node(child, buf, scan, pre)
             if child.tail:
-                self.emit(child.tail if pre else _WS.sub(" ", child.tail), buf, scan)
+                self.emit(child.tail.replace("\n", BR) if pre else child.tail, buf, scan)
 
     def node(self, el: etree._Element, buf: list[str], scan: bool, pre: bool) -> None:
         tag = el.tag
@@ -141,10 +148,12 @@ class _Walker:
         tag = tag.lower()
         if tag in SKIP_TAGS:
             return
+        if self.stop is not None and self.stop(el):
+            return  # another post nested here by broken markup: not this post's text
         self.depth += 1
         try:
             if self.depth > 200:  # pathological nesting: keep the text, stop structuring
-                buf.append(_WS.sub(" ", el.text_content()))
+                buf.append(_text_content(el))
                 return
             self._element(el, tag, buf, scan, pre)
         finally:
@@ -154,13 +163,13 @@ class _Walker:
         cls = _classes(el)
         in_own = buf is self.text
         if tag == "br":
-            self.emit("\n", buf, True)
+            self.emit(BR, buf, True)
             return
         if tag == "img":
             return  # emoticons and decorations are not text (dice images are read by the adapter)
         # --- ForumFree heads: "CITAZIONE (Nick @ data)", "CODICE", "SPOILER" before the box -----
         if "quote_top" in cls or "code_top" in cls:
-            head = _WS.sub(" ", el.text_content()).strip()
+            head = _WS.sub(" ", _text_content(el)).strip()
             if _SPOILER_WORDS.search(head) or "spoiler_top" in cls:
                 self.pending = ("spoiler", None)
             elif "quote_top" in cls:
@@ -219,7 +228,7 @@ class _Walker:
         if tag == "a" and in_own:
             href = (el.get("href") or "").strip()
             if href.lower().startswith(("http://", "https://", "/", "./", "?")):
-                self.links.append((href, _WS.sub(" ", el.text_content()).strip()))
+                self.links.append((href, _WS.sub(" ", _text_content(el)).strip()))
         if tag in CELL_TAGS:
             prev = el.getprevious()
             if prev is not None and isinstance(prev.tag, str) and prev.tag.lower() in CELL_TAGS:
@@ -239,7 +248,7 @@ class _Walker:
             if isinstance(child.tag, str) and child.tag.lower() in ("dt", "p", "div", "cite"):
                 head_el = child
                 break
-        head = _WS.sub(" ", head_el.text_content()).strip() if head_el is not None else ""
+        head = _WS.sub(" ", _text_content(head_el)).strip() if head_el is not None else ""
         if _SPOILER_WORDS.search(head) or "spoiler" in _classes(el):
             return "spoiler", None
         if _QUOTE_WORDS.search(head):
@@ -271,7 +280,7 @@ class _Walker:
                       pre: bool) -> None:
         """Walk `el` skipping `head` (the cite text says who is quoted, not what)."""
         if el.text:
-            self.emit(el.text if pre else _WS.sub(" ", el.text), buf, scan)
+            self.emit(el.text.replace("\n", BR) if pre else el.text, buf, scan)
         for child in el:
             if child is head:
                 pass
@@ -280,7 +289,7 @@ class _Walker:
             else:
                 self.node(child, buf, scan, pre)
             if child.tail:
-                self.emit(child.tail if pre else _WS.sub(" ", child.tail), buf, scan)
+                self.emit(child.tail.replace("\n", BR) if pre else child.tail, buf, scan)
 
     def _quote(self, el: etree._Element, author: str | None, buf: list[str]) -> None:
         if buf is not self.text:  # nested quote: its text belongs to the outer quote
@@ -290,7 +299,7 @@ class _Walker:
             return
         head = self._box_head(el)
         if author is None and head is not None:
-            ht = _WS.sub(" ", head.text_content()).strip()
+            ht = _WS.sub(" ", _text_content(head)).strip()
             m = _CITE_AUTHOR.search(ht)
             if m:
                 author = m.group(1).strip()
@@ -310,10 +319,10 @@ class _Walker:
         code = clean_lines("".join(cbuf))
         self.codes.append(code)
         if buf is self.text:
-            self.text.append(BLOCK + code + BLOCK)
+            self.text.append(BLOCK + code.replace("\n", BR) + BLOCK)
             self.scan.append(BLOCK)
         else:
-            buf.append(BLOCK + code + BLOCK)
+            buf.append(BLOCK + code.replace("\n", BR) + BLOCK)
 
     def _spoiler(self, el: etree._Element, buf: list[str], scan: bool) -> None:
         start = len(buf)
@@ -327,9 +336,12 @@ class _Walker:
         self.spoilers.append(clean_lines("".join(buf[start:])))
 
 
-def split_post(el: etree._Element, *, dice_test: DiceTest | None = None) -> PostText:
-    """Split a post body element into own text, quotes, code, spoilers, dice blocks and links."""
-    w = _Walker(dice_test)
+def split_post(el: etree._Element, *, dice_test: DiceTest | None = None, stop: DiceTest | None = None) -> PostText:
+    """Split a post body element into own text, quotes, code, spoilers, dice blocks and links.
+
+    `stop(el)` true skips an element and its content (e.g. a post nested inside this one by broken HTML).
+    """
+    w = _Walker(dice_test, stop)
     w.walk(el, w.text, True)
     marked = clean_lines("".join(w.scan).replace(DICE_MARK, DICE_MARK + " ")) if w.dice else ""
     scan = clean_lines("".join(w.scan).replace(DICE_MARK, "")) if w.dice else clean_lines("".join(w.scan))

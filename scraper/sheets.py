@@ -13,7 +13,6 @@ from scraper.dicetag import clean_markup
 from scraper.schema import parse_schema, RESOURCE_ALIASES
 
 MAX_SHEET_BYTES = 5_000_000
-CATEGORIES = ("D", "C", "B", "A", "S")
 
 # Where the sheet text lives, known platforms first (the first post of the page is the sheet).
 _CONTENT_XPATHS = (

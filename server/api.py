@@ -1,7 +1,10 @@
 """The JSON API (`/api/v1`): audits, stored threads, "your turn" hints, rulesets, the OpenAPI document."""
 from __future__ import annotations
 
+import gzip
 import json
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -160,26 +163,72 @@ def _audit_url(url: Any, ruleset: str, settings: dict[str, Any], registry: Any) 
 
 # --- stored threads ------------------------------------------------------------------------------
 
+class ResponseCache:
+    """The last encoded `/threads` answer per thread (plain and gzip): a 1,000-post audit is ~2 MB of JSON, so
+    readers get bytes prepared once per audit version and state, not a fresh read, encode and compress."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[int, tuple[tuple, bytes, bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, thread_id: int, key: tuple) -> tuple[bytes, bytes] | None:
+        with self._lock:
+            item = self._items.get(thread_id)
+            if item is None or item[0] != key:
+                return None
+            self._items.move_to_end(thread_id)
+            return item[1], item[2]
+
+    def put(self, thread_id: int, key: tuple, plain: bytes, gz: bytes) -> None:
+        with self._lock:
+            self._items[thread_id] = (key, plain, gz)
+            self._items.move_to_end(thread_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+def _response_cache() -> ResponseCache:
+    ext = current_app.extensions
+    if "arbitro_responses" not in ext:
+        ext["arbitro_responses"] = ResponseCache(int(services().cfg["response_cache"]))
+    return ext["arbitro_responses"]
+
+
 def _thread_response(rec: ThreadRecord) -> Response:
     svc = services()
-    stored = svc.storage.audit(rec.id)
     stale = svc.refresher.is_stale(rec)
     if stale:
         svc.refresher.refresh_in_background(rec.id)  # never waits: readers get the stored audit now
     refreshing = svc.refresher.is_refreshing(rec.id)
-    if stored is None:
+    if rec.audit_id is None:
         raise NotFound("discussione registrata ma ancora senza audit", code="thread_not_ready",
                        details={"thread_id": rec.id, "refreshing": refreshing, "last_error": rec.last_error})
-    etag = f'{stored.id}-{int(refreshing)}-{(rec.last_error or {}).get("at", "")}'
+    etag = f'{rec.audit_id}-{int(refreshing)}-{int(stale)}-{(rec.last_error or {}).get("at", "")}'
     if request.if_none_match.contains(etag):
         resp = Response(status=304)
         resp.set_etag(etag)
         return resp
-    meta = dumps({"thread_id": rec.id, "url": rec.url, "ruleset": rec.ruleset, "title": rec.title,
-                  "fetched_at": rec.fetched_at, "checked_at": rec.checked_at, "stale": stale,
-                  "refreshing": refreshing, "last_error": rec.last_error})
-    body = meta[:-1] + ',"audit":' + stored.raw + "}"  # the stored JSON is sent as-is, never re-encoded
-    resp = _json(body.encode("utf-8"), headers={"X-Arbitro-Thread-Id": str(rec.id)})
+    key = (rec.audit_id, refreshing, stale, rec.fetched_at, rec.checked_at, (rec.last_error or {}).get("at"))
+    cache = _response_cache()
+    hit = cache.get(rec.id, key)
+    if hit is None:
+        stored = svc.storage.audit(rec.id)
+        if stored is None:  # pragma: no cover - audit_id set means the audit row exists
+            raise NotFound("audit non disponibile", code="audit_missing")
+        meta = dumps({"thread_id": rec.id, "url": rec.url, "ruleset": rec.ruleset, "title": rec.title,
+                      "fetched_at": rec.fetched_at, "checked_at": rec.checked_at, "stale": stale,
+                      "refreshing": refreshing, "last_error": rec.last_error})
+        plain = (meta[:-1] + ',"audit":' + stored.raw + "}").encode("utf-8")  # stored JSON sent as-is
+        hit = (plain, gzip.compress(plain, compresslevel=5, mtime=0))
+        cache.put(rec.id, key, *hit)
+    plain, gz = hit
+    if "gzip" in request.accept_encodings:
+        resp = _json(gz, headers={"Content-Encoding": "gzip"})
+    else:
+        resp = _json(plain)
+    resp.headers["X-Arbitro-Thread-Id"] = str(rec.id)
+    resp.headers.add("Vary", "Accept-Encoding")
     resp.set_etag(etag)
     return resp
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from flask import Flask
 
 from . import errors, security
-from .config import load_config
+from .config import load_config, public_config
 from .refresh import Refresher
 from .security import RateLimiter
 from .storage import Storage, open_storage
@@ -43,6 +43,7 @@ def create_app(config: dict[str, Any] | None = None, *, fetcher_factory: Callabl
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.logger.setLevel(getattr(logging, str(cfg["log_level"]).upper(), logging.INFO))
 
+    app.logger.debug("configurazione: %s", public_config(cfg))  # secrets masked
     storage = open_storage(cfg["database"])
     refresher = Refresher(storage, cfg, fetcher_factory=fetcher_factory)
     limiter = RateLimiter(int(cfg["rate_limit_audits"]), float(cfg["rate_limit_window"]))

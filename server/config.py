@@ -37,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "refresh_after": 300.0,
     "refresh_workers": 2,
     "replay_cache": 32,  # engine audits kept in memory for incremental replays
+    "response_cache": 64,  # encoded `/threads` answers kept in memory (one per thread)
     # limits
     "max_body_bytes": 2_000_000,
     "max_pages": 60,

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, request, url_for
+from flask import Blueprint, Flask, Response, current_app, redirect, request, url_for
 from markupsafe import escape
 
 from .errors import NotFound
@@ -83,7 +83,7 @@ def seed_demo(app: Flask) -> dict[str, Any]:
     rec = svc.storage.save_refresh(rec.id, history=hdoc, content_hash=history_hash(hdoc), audit=audit.to_dict(),
                                    replayed=audit.replayed, pages=[], log=[])
     svc.refresher._remember(rec.id, audit)
-    info = {"thread_id": rec.id, "url": url, "pages": [str(p) for p, _ in pages], "page_urls": [u for _, u in items]}
+    info = {"thread_id": rec.id, "url": url, "tid": hdoc["thread"].get("thread_id") or "1", "pages": [str(p) for p, _ in pages], "page_urls": [u for _, u in items]}
     app.config["ARBITRO_DEMO"] = info
     return info
 
@@ -99,25 +99,31 @@ def _demo_info() -> dict[str, Any]:
 def demo() -> Response:
     info = _demo_info()
     n = len(info["pages"])
+    if request.args.get("t") != str(info["tid"]):
+        # the userscript reads the thread id from the address, as on the forum (`?t=<id>`)
+        return redirect(url_for("demo.demo", t=info["tid"], page=request.args.get("page", n)))
     try:
         page = int(request.args.get("page", n))  # the last page shows the "Tocca a" panel
     except ValueError:
         page = n
     page = min(max(page, 1), n)
     data = Path(info["pages"][page - 1]).read_bytes()
-    html = data.decode("utf-8", "replace")
+    from scraper.fetch import detect_encoding
+
+    # served as UTF-8 whatever the page's own charset (the HTTP header wins over its <meta>)
+    html = data.decode(detect_encoding(data), "replace")
     inject = (f'<script src="{escape(url_for("demo.shim"))}" data-thread-url="{escape(info["url"])}"></script>'
               f'<script src="{escape(url_for("userscript.user_js"))}"></script>')
     banner = (f'<div style="font:14px sans-serif;background:#2c2a26;color:#fff;padding:6px 10px">'
               f'Demo di Arbitro · pagina {page} di {n} · '
-              + " ".join(f'<a style="color:#9cf" href="{escape(url_for("demo.demo", page=i))}">{i}</a>' for i in range(1, n + 1))
+              + " ".join(f'<a style="color:#9cf" href="{escape(url_for("demo.demo", t=info["tid"], page=i))}">{i}</a>' for i in range(1, n + 1))
               + f' · <a style="color:#9cf" href="{escape(url_for("pages.audit_by_id", thread_id=info["thread_id"]))}">report completo</a></div>')
     html = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + banner, html, count=1, flags=re.I)
     if re.search(r"</body>", html, re.I):
         html = re.sub(r"</body>", lambda m: inject + m.group(0), html, count=1, flags=re.I)
     else:
         html += inject
-    resp = Response(html, mimetype="text/html")
+    resp = Response(html, mimetype="text/html")  # utf-8
     resp.headers["Content-Security-Policy"] = DEMO_CSP
     return resp
 

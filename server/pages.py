@@ -13,7 +13,7 @@ from .security import check_forum_url, client_key
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
-SEVERITY_ICON = {"error": "✗", "warning": "⚠", "info": "ⓘ"}
+SEVERITY_ICON = {"error": "✗", "warning": "⚠", "info": "ℹ"}  # ℹ: in the fonts headless browsers ship
 SEVERITY_LABEL = {"error": "errore", "warning": "avviso", "info": "nota"}
 # resources charted when a fighter's state has them (current value; `<key>_max` gives the scale)
 CHART_RESOURCES = [("pv", "PV"), ("pe", "PE"), ("pf", "PF"), ("ps", "PS"), ("pd", "PD"), ("cosmo", "Cosmo")]
@@ -131,6 +131,15 @@ def build_chart(posts: list[dict[str, Any]], key: str, label: str, names: list[s
             "right": width - right, "top": pad_top, "lines": lines, "ticks": ticks, "xticks": xticks}
 
 
+def _registro_text(entry: Any) -> str:
+    if isinstance(entry, dict):
+        if entry.get("raw"):
+            return str(entry["raw"])
+        if "amount" in entry:
+            return f"{entry['amount']:+} {entry.get('resource', '')} [{entry.get('label', '')}]".strip()
+    return _fmt(entry)
+
+
 def build_report(doc: dict[str, Any]) -> dict[str, Any]:
     """Everything the report template shows, from an `arbitro.audit/1` document (tolerant of missing fields)."""
     posts = [p for p in doc.get("posts") or [] if isinstance(p, dict)]
@@ -201,8 +210,14 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
     for a in nxt.get("incoming") or []:
         if isinstance(a, dict):
             incoming.append({k: _fmt(a.get(k)) for k in ("from", "action", "technique", "total")})
-    tags = [{"label": _fmt(t.get("label")), "tag": _fmt(t.get("tag"))} for t in nxt.get("dice_tags") or []
-            if isinstance(t, dict)]
+    # rulesets name the ready tags `dice_tags` ({label, tag}) or `dice` ({phase, action, tag})
+    tags = [{"label": _fmt(t.get("label") or t.get("action")), "tag": _fmt(t.get("tag"))}
+            for t in (nxt.get("dice_tags") or nxt.get("dice") or []) if isinstance(t, dict) and t.get("tag")]
+    stats = []
+    if isinstance(nxt.get("stats"), dict):
+        for name, st in nxt["stats"].items():
+            total = st.get("total") if isinstance(st, dict) else st
+            stats.append(f"{name} {_fmt(total)}")
     return {
         "title": _fmt(thread.get("title") or thread.get("url") or "Combattimento"),
         "thread_url": safe_url(thread.get("url")), "platform": _fmt(thread.get("platform")),
@@ -212,7 +227,7 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
                   for (c, s), n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0]))],
         "next_character": nxt.get("character"), "incoming": incoming, "dice_tags": tags,
         "hints": [_fmt(h) for h in nxt.get("hints") or []],
-        "registro": [_fmt(r) for r in nxt.get("registro") or []],
+        "registro": [_registro_text(r) for r in nxt.get("registro") or []], "next_stats": stats,
         "timeline": timeline, "charts": charts, "stacks_rows": stacks_rows, "finals": finals,
     }
 

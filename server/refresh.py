@@ -238,7 +238,7 @@ class Refresher:
                     self._generation[thread_id] = self._generation.get(thread_id, 0) + 1
 
     def _refresh_locked(self, thread_id: int) -> RefreshOutcome:
-        import scraper
+        from scraper.crawl import crawl_thread
         from scraper.errors import ScrapeError
 
         self.stats["refreshes"] += 1
@@ -246,10 +246,16 @@ class Refresher:
         rec_fetcher = RecordingFetcher(self.fetcher())
         previous_hashes = {p.url: p.content_hash for p in self.storage.pages(thread_id) if p.content_hash}
         try:
-            result = scraper.crawl(rec.url, fetcher=rec_fetcher, follow_sheets=bool(self.cfg["follow_sheets"]),
+            result = crawl_thread(rec.url, fetcher=rec_fetcher, follow_sheets=bool(self.cfg["follow_sheets"]),
                                    previous=previous_hashes or None)
         except ScrapeError as exc:
             err = from_scrape_error(exc)
+            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            raise err from None
+        except Exception:
+            # a scraper bug on some page: recorded like any failure, the previous audit stays
+            log.exception("crawl of thread %s crashed", thread_id)
+            err = ServiceError("lettura del forum non riuscita per un errore interno", code="scrape_crashed")
             self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
             raise err from None
         history_obj = result.history
@@ -276,6 +282,11 @@ class Refresher:
         except ServiceError as err:
             self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
             raise
+        except Exception:
+            log.exception("replay of thread %s crashed", thread_id)
+            err = ServiceError("il motore non ha potuto rigiocare il combattimento", code="engine_crashed")
+            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            raise err from None
         new = self.storage.save_refresh(thread_id, history=history, content_hash=digest, audit=audit.to_dict(),
                                         replayed=audit.replayed, pages=pages, log=rec_fetcher.log)
         self._remember(thread_id, audit)

@@ -46,7 +46,7 @@ FIXTURE_SHEETS = {"70000101": "sheets/hollow.html", "70000102": "sheets/quincy.h
 
 
 def normalise_path(path_qs: str) -> str:
-    """`/viewtopic.php?start=10&t=3&sid=x` → `/viewtopic.php?start=10&t=3` (sorted, page-irrelevant params dropped)."""
+    """`/viewtopic.php?t=3&start=10&sid=x` → `/viewtopic.php?start=10&t=3` (sorted, page-irrelevant params gone)."""
     parts = urlsplit(path_qs)
     path = parts.path or "/"
     query = sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in IGNORED_PARAMS)

@@ -275,3 +275,52 @@ def test_userscript_served_with_service_url(app, client, tmp_path, monkeypatch):
     # not built yet: a named error page, not a crash
     resp = client.get("/userscript/arbitro.meta.js")
     assert resp.status_code == 404 and "userscript_not_built" in resp.get_data(as_text=True)
+
+
+def test_real_userscript_served_with_placeholders_replaced(client):
+    from server.userscript import DIST
+
+    if not (DIST / "arbitro.user.js").exists():
+        pytest.fail("userscript/dist/arbitro.user.js missing: run python3 userscript/build.py")
+    for name in ("arbitro.user.js", "arbitro.meta.js"):
+        text = client.get(f"/userscript/{name}", base_url="http://arbitro.local:9000").get_data(as_text=True)
+        assert "==UserScript==" in text and "__ARBITRO_SERVICE" not in text
+        assert re.search(r"@connect\s+arbitro\.local\b", text)
+        assert re.search(r"@updateURL\s+http://arbitro\.local:9000/userscript/arbitro\.meta\.js", text)
+
+
+def test_secret_not_logged(server_config, caplog):
+    import logging
+
+    from server.app import create_app
+
+    caplog.set_level(logging.DEBUG)
+    app = create_app(dict(server_config, log_level="DEBUG"))
+    try:
+        app.test_client().post("/api/v1/audits", json={"history": {"format": "x"}})
+        assert "configurazione" in caplog.text
+        assert server_config["secret_key"] not in caplog.text
+    finally:
+        app.extensions["arbitro"].close()
+
+
+def _manifest_pages(fixtures_dir, story="hollow_vs_quincy", skin="ff-current"):
+    import json as _json
+
+    manifest = _json.loads((fixtures_dir / "manifest.json").read_text(encoding="utf-8"))
+    entries = sorted((e for e in manifest if e.get("story") == story and e.get("skin") == skin
+                      and e.get("kind") == "html"), key=lambda e: e["page"])
+    return [{"url": e["url"], "html": (fixtures_dir / e["path"]).read_bytes().decode(e["charset"])} for e in entries]
+
+
+def test_audit_from_saved_pages(client, fixtures_dir):
+    pytest.importorskip("scraper.parse")
+    pages = _manifest_pages(fixtures_dir)
+    resp = client.post("/api/v1/audits", json={"pages": pages, "ruleset": TINY})
+    assert resp.status_code == 200, resp.data[:300]
+    doc = resp.get_json()
+    assert doc["thread"]["platform"] == "forumfree" and len(doc["posts"]) == 18
+    assert resp.headers["X-Arbitro-Source"] == "request"
+    err = _error(client.post("/api/v1/audits", json={"pages": ["<html><body><p>ciao</p></body></html>"]}), 422)
+    assert err["code"] in ("not_a_thread", "unsupported_platform", "parse_error")
+

@@ -230,3 +230,32 @@ def test_hostile_post_content_is_escaped(app, live, ff, fixtures_dir):
     page = requests.get(f"{live.url}/audit/{r.headers['X-Arbitro-Thread-Id']}", timeout=10).text
     assert "<script>window.__pwned" not in page and "&lt;script&gt;window.__pwned" in page
     assert "<img src=x" not in page
+
+
+def test_report_page_first_visit_by_url(live, ff):
+    r = requests.get(f"{live.url}/audit", params={"url": ff.thread_url + "&st=15"}, timeout=30)
+    assert r.status_code == 200 and "Cronologia dei turni" in r.text
+    assert r.text.count('class="turn ') >= 15 and "<svg" in r.text
+    # links back to the posts on the forum
+    assert re.search(r'href="https?://127\.0\.0\.1[^"]*\?t=62345678[^"]*#entry600110"', r.text)
+
+
+def test_engine_crash_is_named_and_recorded(app, live, ff):
+    """A ruleset bug during a refresh: a named 500, recorded as the thread's last error."""
+    from engine.core import _RULESETS
+
+    class Crashing:
+        id, title, settings = "crash", "crash", ()
+
+        def initial_state(self, *a):
+            raise KeyError("boom")
+
+    _RULESETS["crash"] = Crashing()
+    try:
+        r = _post(live, url=ff.thread_url, ruleset="crash")
+        assert r.status_code == 500 and r.json()["error"]["code"] == "engine_crashed"
+        assert "boom" not in r.text and "Traceback" not in r.text
+        rec = app.extensions["arbitro"].storage.find_thread(ff.thread_url, "crash")
+        assert rec.last_error["code"] == "engine_crashed" and rec.audit_id is None
+    finally:
+        del _RULESETS["crash"]

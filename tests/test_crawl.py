@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from scraper.crawl import BadSource, crawl, rescrape, scrape
+from scraper.crawl import BadSource, crawl_thread, rescrape, scrape
 from scraper.errors import FetchFailed, NotAThread
 from scraper.fetch import Fetcher
 from scraper.parse import parse_pages
@@ -53,7 +53,7 @@ def test_multi_page_thread_fetched_in_order_equals_offline_parse(host, local_for
     platform, skin, paths = THREAD_HOSTS[host]
     local_forum.load_forum(host)
     seen = []
-    result = crawl(local_forum.url(paths[0]), fetcher=local_fetcher, progress=lambda d, t, u: seen.append((d, t, u)))
+    result = crawl_thread(local_forum.url(paths[0]), fetcher=local_fetcher, progress=lambda d, t, u: seen.append((d, t, u)))
     history = result.history
     assert (history.thread.platform, history.thread.skin, history.thread.pages) == (platform, skin, len(paths))
     # pages in order, each once, before any sheet
@@ -75,7 +75,7 @@ def test_starting_from_a_later_page_still_reads_the_whole_thread(local_forum, lo
 
 def test_sheets_followed_once_each_and_characters_set(local_forum, local_fetcher):
     local_forum.load_forum(FF)
-    result = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    result = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
     sheet_requests = [r.path for r in _page_log(local_forum) if r.path not in FF_PAGES]
     assert sorted(sheet_requests) == ["/?t=70000101", "/?t=70000102"]  # 13 links, two sheets, one GET each
     assert [(s.outcome, s.characters) for s in result.sheets] == [("ok", ("Hollow",)), ("ok", ("Quincy",))]
@@ -101,7 +101,7 @@ def test_registry_file_wins_over_sheets(local_forum, local_fetcher, fixtures_dir
 def test_missing_sheet_is_recorded_not_fatal(local_forum, local_fetcher):
     local_forum.load_forum(FF)
     local_forum.remove_page("/?t=70000102")
-    result = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    result = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
     outcomes = {s.url.rsplit("=", 1)[1]: s.outcome for s in result.sheets}
     assert outcomes == {"70000101": "ok", "70000102": "missing"}
     assert "Quincy" not in result.history.registry.characters and len(result.history.posts) == 18
@@ -111,13 +111,13 @@ def test_sheet_failing_for_good_fails_the_crawl(local_forum, local_fetcher):
     local_forum.load_forum(FF)
     local_forum.set_behaviour("/?t=70000101", statuses=[503] * 10)
     with pytest.raises(FetchFailed) as info:
-        crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+        crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
     assert info.value.status == 503
 
 
 def test_rescrape_of_an_unchanged_thread_costs_304s(local_forum, local_fetcher):
     local_forum.load_forum(FF)
-    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    first = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
     local_forum.reset_log()
     again = rescrape(first, fetcher=local_fetcher)
     log = _page_log(local_forum)
@@ -139,7 +139,7 @@ def _new_ff_post(page_bytes: bytes, new_id: str, text: str) -> bytes:
 
 def test_new_post_on_the_last_page_is_picked_up(local_forum, local_fetcher):
     local_forum.load_forum(FF)
-    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    first = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
     post = _new_ff_post(local_forum.page(FF_PAGES[1]), "600999", "Hollow si rialza e carica di nuovo.")
     local_forum.add_post(FF_PAGES[1], post, before=b'</ul>\n</div>\n<div class="pages Bottom">')
     local_forum.reset_log()
@@ -153,19 +153,19 @@ def test_new_post_on_the_last_page_is_picked_up(local_forum, local_fetcher):
 
 def test_rescrape_from_a_stored_history_uses_page_hashes(local_forum, local_fetcher):
     local_forum.load_forum(FF)
-    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    first = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
     post = _new_ff_post(local_forum.page(FF_PAGES[1]), "600998", "Il Quincy cade.")
     local_forum.add_post(FF_PAGES[1], post, before=b'</ul>\n</div>\n<div class="pages Bottom">')
     # a new fetcher with an empty cache: every page answers 200, the stored hashes tell what changed
     fresh = Fetcher(replace(local_fetcher.policy, cache_dir=None))
-    again = crawl(local_forum.url(FF_PAGES[0]), fetcher=fresh, previous=first.page_hashes)
+    again = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=fresh, previous=first.page_hashes)
     assert [p.not_modified for p in again.pages] == [False, False]
     assert again.changed_pages == (2,)
 
 
 def test_a_page_that_appears_later_is_found_from_the_last_page(local_forum, local_fetcher):
     local_forum.load_forum(FF)
-    first = crawl(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher, follow_sheets=False)
+    first = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher, follow_sheets=False)
     page2 = local_forum.page(FF_PAGES[1])
     link3 = b'<li><a href="/?t=62345678&amp;st=30" title="Pagina 3">3</a></li>'
     page3 = re.sub(rb'id="(ee|entry)6002(\d)0"', rb'id="\g<1>6003\g<2>0"', page2)
@@ -210,7 +210,7 @@ def test_a_page_of_another_thread_is_refused(local_forum, local_fetcher):
 
 def test_saved_pages_in_any_order_use_their_canonical_url(fixtures_dir):
     folder = fixtures_dir / "forumotion" / "phpbb3"
-    result = crawl([str(folder / "t87p20.html"), str(folder / "t87p0.html")])
+    result = crawl_thread([str(folder / "t87p20.html"), str(folder / "t87p0.html")])
     assert [p.index for p in result.pages] == [1, 2]
     assert result.pages[0].url == "https://arena-shinigami.forumattivo.com/t87-arena-di-karakura-hollow-vs-quincy"
     assert result.sheets == ()  # offline: no sheet fetched
@@ -220,7 +220,7 @@ def test_saved_pages_in_any_order_use_their_canonical_url(fixtures_dir):
 
 def test_saved_pages_that_do_not_say_their_number_keep_the_given_order(fixtures_dir):
     folder = fixtures_dir / "forumfree"
-    result = crawl([str(folder / "topic_62345678_st0.html"), str(folder / "topic_62345678_st15.html")])
+    result = crawl_thread([str(folder / "topic_62345678_st0.html"), str(folder / "topic_62345678_st15.html")])
     assert [p.index for p in result.pages] == [1, 2]
     expected = _offline(fixtures_dir, FF)
     assert [(p.id, p.author, p.body, p.rolls) for p in result.history.posts] == \
@@ -275,3 +275,31 @@ def test_two_files_of_the_same_page_are_refused(fixtures_dir, name):
 def test_missing_registry_file_is_named(fixtures_dir, tmp_path):
     with pytest.raises(BadSource, match="registro"):
         scrape([str(fixtures_dir / "forumfree" / "topic_62345678_st0.html")], registry_file=tmp_path / "no.toml")
+
+
+def test_http_charset_wins_over_a_stale_meta(local_forum, local_fetcher):
+    # a windows-1252 page whose <meta> wrongly says utf-8, with "Ã©" written in it: bytes C3 A9, which a
+    # reader trusting the meta would turn into "é"; the HTTP header is right and wins (WHATWG)
+    local_forum.load_forum(FF)
+    body = local_forum.page(FF_PAGES[1])
+    meta = b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+    assert meta in body
+    body = body.replace(meta, b'<meta charset="utf-8">').replace(b"La freccia", "Ã© La freccia".encode("cp1252"))
+    local_forum.set_page(FF_PAGES[1], body, content_type="text/html; charset=windows-1252")
+    history = scrape([local_forum.url(FF_PAGES[0])], fetcher=local_fetcher, follow_sheets=False)
+    (post,) = [p for p in history.posts if p.page == 2 and "La freccia" in p.body]
+    assert "Ã© La freccia è troppo veloce" in post.body
+
+
+def test_forumfree_thread_through_api_php(local_forum, local_fetcher, fixtures_dir):
+    local_forum.load_forum(FF)
+    result = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher, use_api=True, follow_sheets=False)
+    paths = [r.path for r in _page_log(local_forum)]
+    assert paths == ["/api.php?t=62345678&st=0", "/api.php?t=62345678&st=15"]
+    html = _offline(fixtures_dir, FF)
+    assert [(p.id, p.author, p.rolls) for p in result.history.posts] == [(p.id, p.author, p.rolls) for p in html.posts]
+
+
+def test_api_php_only_for_forumfree_urls(local_fetcher):
+    with pytest.raises(BadSource, match="api.php"):
+        scrape(["http://127.0.0.1/t87-arena"], fetcher=local_fetcher, use_api=True)

@@ -287,3 +287,36 @@ def test_huge_hostile_input_completes(unit):
     assert all(r.end <= len(text) for r in rolls)
     with pytest.raises(DiceExpressionError):
         parse_expression(text)
+
+
+_UNITS = ["[", "(", "1d6", "+", "-", "=", "=>", " ", "\n", "[dice=1d6]", "[/dice]", "vs", "Risultato:", "7", ",",
+          "<script>", "&minus;", "−", "Attacco", "[b]", ":"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.sampled_from(_UNITS), min_size=1, max_size=6))
+def test_huge_random_inputs_complete(units):
+    # A property, not a timing: any 100k-character repetition of hostile units is read to the end.
+    unit = "".join(units)
+    text = unit * (100_000 // len(unit) + 1)
+    parse_label(text)
+    for roll in find_text_rolls(text):
+        assert roll.end <= len(text)
+
+
+def test_error_hierarchy_and_codes():
+    from scraper import errors as e
+    codes = {cls: cls.code for cls in (e.HostNotAllowed, e.NotAThread, e.UnsupportedPlatform, e.PageTooLarge,
+                                       e.FetchFailed, e.FetchTimeout, e.BlockedByRobots, e.ParseError,
+                                       e.DiceExpressionError, e.SchemaError, e.RegistryFileError)}
+    assert list(codes.values()) == ["host_not_allowed", "not_a_thread", "unsupported_platform", "page_too_large",
+                                    "fetch_failed", "fetch_timeout", "blocked_by_robots", "parse_error",
+                                    "dice_expression", "schema", "registry_file"]
+    assert all(issubclass(cls, e.ScrapeError) for cls in codes)
+    err = e.FetchTimeout("tempo scaduto", status=None, url="https://x.it/?t=1")
+    assert isinstance(err, e.FetchFailed) and err.url == "https://x.it/?t=1" and err.status is None
+    err = e.FetchFailed("il server ha risposto 503", status=503)
+    assert (err.status, err.message, str(err)) == (503, "il server ha risposto 503", "il server ha risposto 503")
+    assert str(e.NotAThread()) == "la pagina non è una discussione del forum"
+    err = e.RegistryFileError("valore non valido", line=3, path="reg.toml")
+    assert (err.line, str(err)) == (3, "valore non valido (reg.toml; riga 3)")

@@ -350,3 +350,55 @@ def test_retry_after_parsing():
     now = time.time()
     assert parse_retry_after(email.utils.formatdate(now + 30, usegmt=True), now=now) == pytest.approx(30, abs=1)
     assert parse_retry_after(email.utils.formatdate(now - 30, usegmt=True), now=now) == 0.0
+
+
+def test_mixed_encodings_are_repaired():
+    from scraper.fetch import decode_text, detect_encoding
+
+    # a UTF-8 page with a post pasted in windows-1252
+    mixed = "Città – ".encode("utf-8") + "perché “così”".encode("cp1252")
+    assert detect_encoding(mixed, "text/html; charset=utf-8") == "utf-8"
+    assert decode_text(mixed, "utf-8") == "Città – perché “così”"
+    # a windows-1252 page with UTF-8 text pasted in (what would show as "Ã¨")
+    mixed = "è già ".encode("cp1252") + "più “forte”".encode("utf-8")
+    assert decode_text(mixed, "windows-1252") == "è già più “forte”"
+    # bytes undefined in windows-1252 map to the C1 controls, as WHATWG says, never an exception
+    assert decode_text(b"a\x81b", "windows-1252") == "a\x81b"
+
+
+@pytest.mark.parametrize("data,ctype,expected", [
+    (b"\xef\xbb\xbf<meta charset='iso-8859-1'>", "text/html; charset=iso-8859-1", "utf-8"),  # BOM first
+    (b"<meta charset='utf-8'>caf\xe9", "text/html; charset=latin1", "windows-1252"),  # then the header
+    (b"<meta charset=\"US-ASCII\">caf\xe9", "text/html", "windows-1252"),  # then the meta (ascii → 1252)
+    (b"<meta charset=\"utf-16\">abc", None, "utf-8"),  # a meta cannot really mean UTF-16
+    (b"caf\xc3\xa9", None, "utf-8"),  # then valid UTF-8
+    (b"caf\xe9", None, "windows-1252"),  # else the legacy default
+    (b'{"a": "caf\xc3\xa9"}', "application/json", "utf-8"),
+])
+def test_charset_detection_order(data, ctype, expected):
+    from scraper.fetch import detect_encoding
+
+    assert detect_encoding(data, ctype) == expected
+
+
+def test_unreachable_robots_is_asked_again_later_but_a_good_one_is_kept(local_forum, local_fetcher, monkeypatch):
+    import scraper.fetch as fetch_module
+
+    local_forum.set_robots("x", status=503)
+    path = local_forum.set_page("/?t=3", PAGE1)
+    fetcher = Fetcher(replace(local_fetcher.policy, retries=0))
+    with pytest.raises(BlockedByRobots, match="non raggiungibile"):
+        fetcher.get(local_forum.url(path))
+    local_forum.set_robots("User-agent: *\nAllow: /\n")
+    with pytest.raises(BlockedByRobots):  # still within the failure TTL: not asked again
+        fetcher.get(local_forum.url(path))
+    monkeypatch.setattr(fetch_module, "ROBOTS_FAILURE_TTL", 0.0)
+    fetcher2 = Fetcher(replace(local_fetcher.policy, retries=0))
+    local_forum.set_robots("x", status=503)
+    with pytest.raises(BlockedByRobots):
+        fetcher2.get(local_forum.url(path))
+    local_forum.set_robots("User-agent: *\nAllow: /\n")
+    assert fetcher2.get(local_forum.url(path)).status == 200  # failure expired: robots.txt read again
+    assert fetcher2.get(local_forum.url(path)).status == 200
+    robots = [r for r in local_forum.requests_log if r.path == "/robots.txt"]
+    assert len(robots) == 3  # fetcher: 1; fetcher2: the failure, then one good answer kept

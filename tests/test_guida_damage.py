@@ -194,3 +194,20 @@ def test_incendio_burns_and_decays_in_fase_iniziale():
     [miss] = find(a, "registro.missing_damage", "105") or [None]
     assert miss is None
     assert a.characters["Hollow"]["pv"] == 34
+
+
+def test_declared_costrizione_and_accecamento_lower_destrezza_until_freed():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra",
+                                                   raw="Freccia Sacra: 10 danni, Hollow è inchiodato (Blocco Gambe) e accecato")])
+    f.post("Hollow", pv=42, stats=H, registro=["-10 PV [Freccia Sacra di Quincy]"],
+           rolls=[R("1d12+8", 5, "Attacco [Artigli] (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    f.master("Ruling: ruling.needed post 103: liberato Hollow")
+    a = f.replay()
+    [v] = find(a, "dice.stat_mismatch", "103")
+    assert (v.expected, v.found) == (6 - 2 - 4, 6)  # Blocco Gambe −2, Accecamento −4
+    assert a.posts[3].state["Hollow"]["conditions"] == ["Blocco Gambe"]
+    assert a.characters["Hollow"]["conditions"] == []
+    assert a.characters["Hollow"]["stacks"] == {"Accecamento": 1}  # the blindness is not a Costrizione

@@ -159,3 +159,58 @@ def test_multi_target_mirato_stopped_by_one_is_annulled_for_all():
     a = f.replay()
     assert find(a, "outcome.action_annulled", "103")
     assert a.next["character"] == "Orihime" and a.next["incoming"] == []
+
+
+# Confronto di Potenza at each category boundary of the weaker action [Y] (here the attack): the table of the text
+BOUNDARIES = {"D": (2, 4), "C": (3, 5), "B": (3, 6), "A": (4, 6), "S": (4, 7)}
+
+
+@pytest.mark.parametrize("cat,diff,outcome", [
+    (cat, d, o) for cat, (half, intact) in BOUNDARIES.items()
+    for d, o in ((half - 1, "entrambe_annullate"), (half, "dimezzato"), (intact - 1, "dimezzato" if intact - 1 >= half else "entrambe_annullate"), (intact, "intatto"))
+])
+def test_power_clash_boundaries_through_the_engine(cat, diff, outcome):
+    reg = registry(
+        {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 0}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 0}}},
+        {"Freccia Sacra": {"potenziale": 10, "category": cat}, "Spada": {"potenziale": 10 + diff, "category": "A"}},
+    )
+    a = duel("Parata [Spada] (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 10, reg=reg).replay()
+    [clash] = find(a, "outcome.power_clash", "101")
+    assert clash.details["outcome"] == outcome and clash.details["difference"] == diff
+    assert (clash.expected, clash.found) == (10, 10 + diff)
+    assert not find(a, "outcome.hit")  # the Parata intercepted: the attack is annulled either way
+
+
+def test_power_clash_attack_survives_halved_and_hits():
+    reg = registry(
+        {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 0}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 0}}},
+        {"Freccia Sacra": {"potenziale": 13, "category": "B"}, "Spada": {"potenziale": 10, "category": "C"}},
+    )
+    f = duel("Parata [Spada] (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 10, reg=reg)
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 2, technique="Freccia Sacra")])
+    a = f.replay()
+    assert find(a, "outcome.power_clash", "101")[0].details["outcome"] == "dimezzato"
+    assert find(a, "outcome.hit", "101")
+    # Potenziale 13 halved → 6, + 0 − Resistenza 4 = 2
+    assert codes(a, "102") == []
+
+
+def test_counter_beaten_on_time_leaves_the_defender_hit():
+    a = duel("Contrattacco (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 2, atk_face=12).replay()
+    assert find(a, "outcome.hit", "101")[0].details["defence"] == "Contrattacco"
+
+
+def test_sbilanciamento_against_a_non_physical_attack_fails():
+    reg = registry({}, {"Freccia Sacra": {"potenziale": 10, "category": "B", "type": "Offensiva Spirituale"}})
+    a = duel("Sbilanciamento (Hollow vs Quincy): (+6 [Destrezza])", "1d8+6", 8, reg=reg).replay()
+    hit = find(a, "outcome.hit", "101")[0]
+    assert "Attacchi Fisici Diretti" in hit.message
+    assert a.characters["Quincy"]["stacks"] == {}
+
+
+def test_roll_without_total_asks_for_a_ruling():
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", None, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+6", 9, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")])
+    a = f.replay()
+    assert find(a, "dice.no_total", "101") and find(a, "ruling.needed", "101")

@@ -161,3 +161,31 @@ def test_determinism_and_immutability():
         state.last = "x"  # type: ignore[misc]
     with pytest.raises(TypeError):
         state.fighters["Hollow"] = None  # type: ignore[index]
+
+
+def test_liberazione_value_goes_to_the_master_and_one_attempt_per_turn():
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, rolls=[
+        R("1d12+2", 7, "Liberazione [Forza Bruta] (Quincy): (+2 [Bonus Statistica])"),
+        R("1d12+2", 9, "Liberazione [Forza Bruta] (Quincy): (+2 [Bonus Statistica])"),
+    ])
+    a = f.replay()
+    [r] = find(a, "ruling.needed")
+    assert r.found == 9 and "Valore di Costrizione" in r.message
+    [x] = find(a, "turn.extra_liberazione")
+    assert (x.roll, x.expected, x.found) == (1, 1, 2)
+
+
+def test_preparazione_removes_type1_stacks_and_gives_next_defence_bonus():
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 3, "Attacco [Spada] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d8+6", 8, "Sbilanciamento (Hollow vs Quincy): (+6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=Q, body="Quincy si ferma: Preparazione.")
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 3, ATK_H)])
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 5, "Schivata (Quincy vs Hollow): (+4 [Destrezza])")])
+    a = f.replay()
+    assert a.posts[1].state["Quincy"]["stacks"] == {"Sbilanciamento": 2}
+    assert a.posts[2].state["Quincy"]["stacks"] == {}
+    assert "dice.missing_modifier" not in codes(a, "104")
+    [bonus] = find(a, "dice.bonus_not_taken", "104")
+    assert bonus.expected == 2 and "Preparazione" in bonus.message

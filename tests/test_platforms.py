@@ -64,14 +64,25 @@ DUEL_SCHEMA = {
 }
 
 
-def _history(fixture_page, paths):
-    return parse_pages([fixture_page(p) for p in paths], fetched_at=FETCHED)
+_CACHE: dict[str, object] = {}
+
+
+def _history(fixture_page, name):
+    if name not in _CACHE:
+        _CACHE[name] = parse_pages([fixture_page(p) for p in THREADS[name][2]], fetched_at=FETCHED)
+    return _CACHE[name]
 
 
 @pytest.fixture(scope="module", params=sorted(THREADS))
 def thread(request, fixture_page):
     platform, story, paths = THREADS[request.param]
-    return request.param, platform, story, _history(fixture_page, paths)
+    return request.param, platform, story, _history(fixture_page, request.param)
+
+
+@pytest.fixture(scope="module", params=sorted(n for n, t in THREADS.items() if t[1] == "hollow_vs_quincy"))
+def hvq(request, fixture_page):
+    """The main story's history on each platform."""
+    return request.param, _history(fixture_page, request.param)
 
 
 def test_posts_match_the_story(thread, story_expect):
@@ -133,10 +144,8 @@ def test_thread_info(thread):
     assert len({p.digest for p in history.posts}) == len(history.posts)
 
 
-def test_quotes_are_not_attributed(thread):
-    name, platform, story, history = thread
-    if story != "hollow_vs_quincy":
-        pytest.skip("the short duel has no quotes")
+def test_quotes_are_not_attributed(hvq):
+    name, history = hvq
     post = next(p for p in history.posts if p.id == "600200")
     assert post.rolls == () and post.schema is None and post.damage == ()
     assert [q.author for q in post.quotes] == ["Kurogane"]
@@ -145,33 +154,27 @@ def test_quotes_are_not_attributed(thread):
     assert post.body.startswith("Richiamo per Hollow")
 
 
-def test_hostile_post_is_clean_text(thread):
-    name, platform, story, history = thread
-    if story != "hollow_vs_quincy":
-        pytest.skip("the short duel has no hostile post")
+def test_hostile_post_is_clean_text(hvq):
+    name, history = hvq
     post = next(p for p in history.posts if p.id == "600240")
     for bad in ("<script", "document.cookie", "onerror", "alert(", "javascript:", "<img", "<"):
         assert bad not in post.body
         assert all(bad not in r.label for r in post.rolls)
     assert post.schema.character == "Quincy"
     assert post.schema.sheet_url.startswith("https://")
-    labels = [r.label for r in history.posts if False] or [r.label for r in post.rolls]
+    labels = [r.label for r in post.rolls]
     assert "Attacco [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +6 [Destrezza])" in labels
 
 
-def test_code_block_example_is_not_a_roll(thread):
-    name, platform, story, history = thread
-    if story != "hollow_vs_quincy":
-        pytest.skip("the short duel has no code block")
+def test_code_block_example_is_not_a_roll(hvq):
+    name, history = hvq
     post = next(p for p in history.posts if p.id == "600230")
     assert "[dice=1d12+6]Attacco [Cero]" in post.body
     assert [r.label.split(" (")[0] for r in post.rolls] == ["Parata [Artigli Affilati]", "Attacco [Cero]"]
 
 
-def test_roll_labels_parsed(thread):
-    name, platform, story, history = thread
-    if story != "hollow_vs_quincy":
-        pytest.skip("checked on the main story")
+def test_roll_labels_parsed(hvq):
+    name, history = hvq
     post = next(p for p in history.posts if p.id == "600160")
     tag = post.rolls[0].tag
     assert tag.action == "Attacco" and tag.techniques == ("Artigli Affilati",)

@@ -133,3 +133,33 @@ def test_configured_dice_pattern():
     page = parse_page(html.encode(), "https://x.forumfree.it/?t=1", config=cfg)
     r = page.posts[0].rolls[0]
     assert (r.expression, r.faces, r.total, r.authentic) == ("2d6+1", (3, 5), 9, True)
+
+
+def test_dice_selector_from_config():
+    html = ROLLER_VARIANT.replace('class="ff_dado"', 'class="risultato-lancio"')
+    plain = parse_page(html.encode(), "https://x.forumfree.it/?t=1")
+    assert plain.posts[0].rolls[0].source == "typed_text"  # no dice block recognised: text only
+    cfg = ForumConfig(selectors={"dice": ".//div[@class='risultato-lancio']"})
+    page = parse_page(html.encode(), "https://x.forumfree.it/?t=1", config=cfg)
+    r = page.posts[0].rolls[0]
+    assert (r.expression, r.faces, r.total, r.source, r.authentic) == ("2d6+1", (3, 5), 9, "forum_roller", True)
+    assert r.label == "Schivata (Ichigo vs Byakuya): (+1 [Destrezza])"
+
+
+def _paged(st: int, links: list[int]) -> bytes:
+    nav = "".join(f'<a href="/?t=9&amp;st={o}">{o}</a>' for o in links)
+    return f"""<html><body id="topic"><div class="pages">{nav}</div><ul><li class="post" id="ee{st + 1}">
+<div class="nick"><a href="/?act=Profile&amp;MID=1">A</a></div><td class="right Item"><table class="color"><tr><td>ciao
+</td></tr></table></td></li></ul></body></html>""".encode()
+
+
+@pytest.mark.parametrize("st,links,page,count,size", [
+    (0, [6, 12], 1, 3, 6),                      # a forum with 6 posts per page
+    (12, [0, 6], 3, 3, 6),                      # the last page
+    (150, [0, 105, 120, 135, 165, 180, 285], 11, 20, 15),  # a window of page links: gcd of the offsets
+    (0, [], 1, 1, 15),                          # a single page: the usual 15
+])
+def test_page_size_from_the_pagination(st, links, page, count, size):
+    p = parse_page(_paged(st, links), f"https://x.forumfree.it/?t=9&st={st}")
+    assert (p.page, p.page_count, p.page_size) == (page, count, size)
+    assert len(p.page_urls) == count and p.page_urls[page - 1].endswith(f"st={st}" if st else "?t=9")

@@ -99,8 +99,10 @@ def test_registered_with_settings():
     names = {s.name: s for s in rs.settings}
     assert names["partial_damage"].ours and names["roll_system"].ours
     assert not names["slots"].ours and names["slots"].default == 2
-    with pytest.raises(BadSetting):
-        audit(post("Aria"), partial_damage="tutto")
+    for bad in ({"partial_damage": "tutto"}, {"roll_system": "d20"}, {"slots": -1}, {"critical_max": "5"},
+                {"damage_cap": True}, {"intensita": 2}):
+        with pytest.raises(BadSetting):
+            audit(post("Aria"), **bad)
 
 
 # ------------------------------------------------------------------ the text's step-by-step example
@@ -212,7 +214,7 @@ def test_wrong_damage_dice_for_pf():
 
 def test_schema_mismatch_when_pf_not_paid_on_failure():
     a = audit(dardo(80), post("Bruno"), post("Aria", schema={"PF": (5, 5), "PD": (12, 12)}))
-    v = verdict(a, 2, "registro.pool_mismatch")
+    v = verdict(a, 2, "registro.pf_mismatch")
     assert (v.expected, v.found, v.details["resource"]) == (3, 5, "PF")
 
 
@@ -253,10 +255,10 @@ def test_slots_one_plus_one_then_two_ends_previous():
     a = audit(post("Aria", roll("1d100", (10,), "Potere [Scudo di Luce] (Aria vs Aria)")), post("Bruno"),
               post("Aria", roll("1d100", (10,), "Potere [Voce Suadente] (Aria vs Bruno)")), post("Bruno"),
               post("Aria", roll("1d100", (10,), "Potere [Catene d'Ombra] (Aria vs Bruno)")))
-    assert a.posts[2].state["Aria"]["slots_used"] == 2
+    assert a.posts[2].state["Aria"]["slot"] == 2
     ended = [v for v in a.posts[4].verdicts if v.code == "poteri.effect_ended"]
     assert {v.details["power"] for v in ended} == {"Scudo di Luce", "Voce Suadente"}
-    assert a.characters["Aria"]["slots_used"] == 2
+    assert a.characters["Aria"]["slot"] == 2
     # a {2} held, then another slot power: the {2} ends
     a = audit(post("Aria", roll("1d100", (10,), "Potere [Catene d'Ombra] (Aria vs Bruno)")), post("Bruno"),
               post("Aria", roll("1d100", (10,), "Potere [Aura Gemella] (Aria vs Aria)")))
@@ -342,7 +344,7 @@ def test_unknown_type_asks_for_ruling_and_resistance_missing_is_full_damage():
     a = audit(post("Aria", roll("1d100", (10,), "Potere [Segreto] (Aria vs Bruno)")))
     assert "ruling.needed" in codes(a, 0)
     a = audit(post("Aria", roll("1d100", (10,), "Potere [Segreto] {Difensivo} {1} (Aria vs Aria) Successo")))
-    assert "poteri.effect_started" in codes(a, 0) and a.characters["Aria"]["slots_used"] == 1
+    assert "poteri.effect_started" in codes(a, 0) and a.characters["Aria"]["slot"] == 1
     a = audit(dardo(56), post("Bruno", body="Bruno schiva… o ci prova."))
     assert "poteri.resistance_missing" in codes(a, 1)
     assert a.characters["Bruno"]["pd"] == 1
@@ -359,8 +361,155 @@ def test_wrong_resistance_stat_and_verdicts_explain_themselves():
     a.to_dict()
 
 
-def test_next_hint_shows_pending_resistance():
+# ------------------------------------------------------------------ bad input never crashes
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st  # noqa: E402
+
+_words = st.sampled_from(["Potere", "Danni", "Resistenza", "Rissa", "Attacco", "[Dardo di Fuoco]", "[Scudo di Luce]",
+                          "[Catene d'Ombra]", "[Agilità]", "{2}", "{Prima}", "{Attacco}", "(Aria vs Bruno)",
+                          "(Bruno vs Aria)", "PF 2", "PF 9", "PF -1", "margine +4", "margine", "Critico",
+                          "Fallimento", "danno parziale 3", ":", "(", "]", "{", "vs"])
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.lists(_words, max_size=8), st.integers(1, 3), st.sampled_from([6, 100]),
+                          st.sampled_from([0, 3]), st.booleans()), max_size=5),
+       st.sampled_from(["Aria", "Bruno", "Nessuno"]))
+def test_random_posts_never_crash(rolls, who):
+    rs = []
+    for words, count, sides, const, show in rolls:
+        faces = tuple(min(sides, 1 + (i * 37) % sides) for i in range(count)) if show else None
+        rs.append(roll(f"{count}d{sides}" + (f"+{const}" if const else ""), faces, " ".join(words)))
+    a = audit(post(who, *rs), post("Bruno", *rs[:2], schema={"PF": (1, 3)}), post(who, *rs[::-1]))
+    for p in a.posts:
+        for v in p.verdicts:
+            assert v.rule and v.message
+    a.to_dict()
+
+
+def test_garbage_registry_values_are_ignored_not_fatal():
+    reg = registry()
+    reg.techniques["Scudo di Luce"] = Technique("Scudo di Luce", kind="potere", type="Difensivo",
+                                                extra={"valore": "alto", "slot": "uno", "durata": "sempre",
+                                                       "immune": "Rissa"})
+    a = audit(post("Aria", roll("1d100", (10,), "Potere [Scudo di Luce] (Aria vs Aria)")),
+              post("Bruno", roll("1d6", (4,), "Rissa (Bruno vs Aria)")), reg=reg)
+    assert "ruling.needed" in codes(a, 0)  # no usable value and no stated outcome
+
+
+def test_replay_resumes_from_previous_snapshot():
+    posts = (dardo(56), resist(42))
+    first = replay(CombatHistory(thread=THREAD, posts=posts, registry=registry()), "poteri")
+    longer = CombatHistory(thread=THREAD, posts=posts + (post("Aria"),), registry=registry())
+    second = replay(longer, "poteri", previous=first)
+    assert second.replayed == 1
+    assert second.characters == replay(longer, "poteri").characters
+
+
+def test_next_hint_userscript_shape_and_registro_lines():
     a = audit(post("Bruno"), dardo(56))
     assert a.next["character"] == "Bruno"
-    r = a.next["resistenze"][0]
-    assert r["caratteristica"] == "Agilità" and r["potere_piu_intensita"] == 5
+    inc = a.next["incoming"][0]
+    assert (inc["from"], inc["technique"], inc["total"]) == ("Aria", "Dardo di Fuoco", 5)
+    assert a.next["dice_tags"][0]["tag"] == "[dice=1d100]Resistenza [Agilità] (Bruno vs Aria)[/dice]"
+    a = audit(post("Bruno"), dardo(56), resist(70), post("Aria"))
+    assert a.next["character"] == "Bruno" and a.next["registro"] == []
+    a = audit(post("Bruno"), dardo(56), post("Bruno", body="niente"), )
+    assert a.next["character"] == "Aria"
+    a = audit(post("Aria"), post("Bruno"), dardo(3, pf=1, damage=(2,)))
+    assert [r["line"] for r in a.next["registro"]] == ["-5 PD [Dardo di Fuoco]"]
+    assert a.next["stats"]["PD"] == "5/10" and a.next["stats"]["Slot"] == "0/2"
+    tags = [d["tag"] for d in audit(post("Bruno"), post("Aria")).next["dice_tags"]]
+    assert "[dice=1d100]Potere [Dardo di Fuoco] (Bruno vs …) PF 3[/dice]" in tags
+
+
+def test_no_invented_liberation_attempts():
+    catene = post("Aria", roll("1d100", (10,), "Potere [Catene d'Ombra] (Aria vs Bruno)"))
+    a = audit(catene, post("Bruno", roll("1d100", (5,), "Liberazione [Catene d'Ombra] (Bruno)")))
+    v = verdict(a, 1, "poteri.liberation_not_allowed")
+    assert v.details["power"] == "Catene d'Ombra"
+    assert a.characters["Bruno"]["effects"][0]["power"] == "Catene d'Ombra"  # still there
+    reg = registry()
+    t = reg.techniques["Catene d'Ombra"]
+    reg.techniques["Catene d'Ombra"] = Technique(t.name, kind=t.kind, type=t.type,
+                                                 extra={**t.extra, "liberazione": "Agilità"})
+    a = audit(catene, post("Bruno", roll("1d100", (60,), "Liberazione [Catene d'Ombra] (Bruno)")), reg=reg)
+    assert "outcome.liberation_failed" in codes(a, 1)  # 60 > Agilità 45
+    a = audit(catene, post("Bruno", roll("1d100", (30,), "Liberazione [Catene d'Ombra] (Bruno)")), reg=reg)
+    assert verdict(a, 1, "poteri.effect_ended").details["reason"].endswith("prova di liberazione prevista")
+    assert a.characters["Bruno"]["effects"] == []
+    a = audit(post("Bruno", roll("1d100", (30,), "Liberazione (Bruno)")))
+    assert "poteri.liberation_without_effect" in codes(a, 0)
+
+
+def test_incompatible_power_ends_the_effect():
+    reg = registry()
+    t = reg.techniques["Aura Gemella"]
+    reg.techniques["Aura Gemella"] = Technique(t.name, kind=t.kind, type=t.type,
+                                               extra={**t.extra, "slot": 0, "incompatibile": ["Scudo di Luce"]})
+    a = audit(post("Aria", roll("1d100", (10,), "Potere [Scudo di Luce] (Aria vs Aria)")), post("Bruno"),
+              post("Aria", roll("1d100", (10,), "Potere [Aura Gemella] (Aria vs Aria)")), reg=reg)
+    v = verdict(a, 2, "poteri.effect_ended")
+    assert v.details["power"] == "Scudo di Luce" and "incompatibile" in v.details["reason"]
+
+
+def test_next_hint_for_a_named_character_from_snapshot():
+    a = audit(post("Bruno"), dardo(56))
+    rs = available_rulesets()["poteri"]
+    h = rs.next_hint(a.snapshots[-1].state, "Aria")
+    assert h["character"] == "Aria" and h["incoming"] == []
+    assert rs.next_hint(a.snapshots[-1].state, "Sconosciuto")["character"] == "Sconosciuto"
+
+
+# ------------------------------------------------------------------ the less common paths
+
+def test_slots_exceeded_stray_damage_and_not_authentic():
+    a = audit(post("Aria", roll("1d100", (10,), "Potere [Sigillo] {Debilitante} {3} (Aria vs Bruno) Successo")))
+    assert verdict(a, 0, "poteri.slots_exceeded").found == 3
+    a = audit(post("Aria", roll("2d6+3", (3, 3), "Danni [Dardo di Fuoco] (Aria vs Bruno)")))
+    assert "poteri.stray_damage" in codes(a, 0) and a.characters["Bruno"]["pd"] == 10
+    a = audit(post("Aria", roll("1d100", (56,), "Potere [Dardo di Fuoco] (Aria vs Bruno) PF 1", authentic=False)))
+    assert "dice.not_authentic" in codes(a, 0)
+
+
+def test_stated_partial_damage_checked_against_formula():
+    a = audit(dardo(56), resist(42, extra=" danno parziale 6"))
+    v = verdict(a, 1, "damage.miscalculated")
+    assert (v.expected, v.found, v.assumption) == (4, 6, "partial_damage")
+
+
+def test_timing_dopo_rolled_before_the_action():
+    reg = registry()
+    reg.techniques["Eco"] = Technique("Eco", kind="potere", type="Difensivo", extra={"valore": 90, "tempo": "Dopo"})
+    narrative = "Aria canta una nota lunga che rimbalza sulle pareti della torre, e la nota le torna addosso. " * 2
+    label = "Potere [Eco] (Aria vs Aria)"
+    a = audit(post("Aria", roll("1d100", (10,), label), body=label + "\n" + narrative), reg=reg)
+    assert verdict(a, 0, "poteri.timing").expected == "Dopo"
+    schema = "Personaggio: Aria\nPF: 5/5\nPD: 12/12\nRegistro: nessuna variazione\n"
+    rendered = "Lancio dadi 1d100: 10 = 10\n"
+    a = audit(post("Aria", roll("1d100", (10,), label), body=schema + rendered + label + "\n" + narrative), reg=reg)
+    assert verdict(a, 0, "poteri.timing").expected == "Dopo"  # the schema above is not narrative
+    a = audit(post("Aria", roll("1d100", (10,), label), body=schema + narrative + "\n" + rendered + label), reg=reg)
+    assert "poteri.timing" not in codes(a, 0)
+    a = audit(post("Aria", roll("1d100", (10,), label), body=narrative + "\n" + label), reg=reg)
+    assert "poteri.timing" not in codes(a, 0)
+
+
+def test_declared_exceptions_turn_and_damage_limit():
+    reg = registry()
+    reg.techniques["Doppio Lampo"] = Technique("Doppio Lampo", kind="potere", type="Attacco",
+                                               extra={"valore": 60, "resistenza": "Agilità", "eccezione_turno": True,
+                                                      "limite_danno": 12})
+    a = audit(post("Aria", roll("1d100", (10,), "Potere [Scudo di Luce] (Aria vs Aria)"),
+                   roll("1d100", (3,), "Potere [Doppio Lampo] (Aria vs Bruno) PF 3"),
+                   roll("3d6+3", (6, 6, 6), "Danni [Doppio Lampo] (Aria vs Bruno)")), reg=reg)
+    assert "turn.extra_main_action" not in codes(a, 0)
+    assert verdict(a, 0, "poteri.damage_capped").expected == 12
+    assert a.characters["Bruno"]["pd"] == 0  # 10 − 12, floored at 0
+
+
+def test_weapon_attack_ends_defensive_too():
+    a = audit(post("Aria", roll("1d100", (10,), "Potere [Scudo di Luce] (Aria vs Aria)")), post("Bruno"),
+              post("Aria", roll("1d20", (12,), "Attacco [Pugnale] (Aria vs Bruno)")))
+    assert "poteri.defensive_ended" in codes(a, 2)
+    assert a.characters["Aria"]["effects"] == []

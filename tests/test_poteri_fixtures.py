@@ -28,7 +28,7 @@ def registry() -> Registry:
     p = "potere"
     techs = {
         "Dardo di Fuoco": Technique("Dardo di Fuoco", kind=p, type="Attacco",
-                                    extra={"valore": 60, "resistenza": "Agilità"}),
+                                    extra={"valore": 60, "resistenza": "Agilità", "tempo": "Prima"}),
         "Tocco Guaritore": Technique("Tocco Guaritore", kind=p, type="Curativo", extra={"valore": 70}),
         "Scudo di Luce": Technique("Scudo di Luce", kind=p, type="Difensivo",
                                    extra={"valore": 80, "slot": 1, "durata": 3, "immune": ["Rissa"]}),
@@ -39,6 +39,59 @@ def registry() -> Registry:
                                           "termina_se_caster_attacca": True}),
     }
     return Registry(characters={"Aria": aria, "Bruno": bruno}, techniques=techs)
+
+
+REGISTRY_TOML = """
+[characters.Aria]
+player = "Lumen"
+stats = { "Agilità" = 50, "Volontà" = 40 }
+pf_max = 5
+pd_max = 12
+techniques = ["Dardo di Fuoco", "Tocco Guaritore", "Scudo di Luce", "Catene d'Ombra", "Voce Suadente"]
+
+[characters.Bruno]
+player = "Ferro"
+stats = { "Agilità" = 45, "Volontà" = 30 }
+pools = { PF = 3, PD = 10 }
+techniques = ["Dardo di Fuoco"]
+
+[techniques."Dardo di Fuoco"]
+kind = "potere"
+type = "Attacco"
+extra = { valore = 60, resistenza = "Agilità", tempo = "Prima" }
+
+[techniques."Tocco Guaritore"]
+kind = "potere"
+type = "Curativo"
+extra = { valore = 70 }
+
+[techniques."Scudo di Luce"]
+kind = "potere"
+type = "Difensivo"
+extra = { valore = 80, slot = 1, durata = 3, immune = ["Rissa"] }
+
+[techniques."Catene d'Ombra"]
+kind = "potere"
+type = "Debilitante"
+extra = { valore = 55, slot = 2, durata = 2, impedisce = ["Rissa"] }
+
+[techniques."Voce Suadente"]
+kind = "potere"
+type = "Mentale"
+extra = { valore = 60, slot = 1, vieta_attacco_al_caster = true, termina_se_caster_attacca = true }
+"""
+
+
+def test_master_registry_file_gives_the_same_audit(story):
+    """The registry written as a master's TOML file (scraper.registry_file) audits the story the same way."""
+    registry_file = pytest.importorskip("scraper.registry_file")
+    site, render = SITES["forumfree"]
+    pages = [(data, url) for _, url, data, _ in render(story, site)]
+    from_file = registry_file.load_registry(REGISTRY_TOML)
+    a = replay(parse.parse_pages(pages, registry=from_file), "poteri", from_file)
+    b = replay(parse.parse_pages(pages, registry=registry()), "poteri", registry())
+    assert a.characters == b.characters
+    assert [[v.code for v in p.verdicts] for p in a.posts] == [[v.code for v in p.verdicts] for p in b.posts]
 
 
 SITES = {
@@ -84,6 +137,6 @@ def test_story_final_state(story, platform):
     aria, bruno = audit.characters["Aria"], audit.characters["Bruno"]
     assert (aria["pf"], aria["pd"]) == (0, 12)
     assert (bruno["pf"], bruno["pd"]) == (0, 0)
-    assert aria["effects"] == [] and aria["slots_used"] == 0
+    assert aria["effects"] == [] and aria["slot"] == 0
     partial = [v for p in audit.posts for v in p.verdicts if v.code == "outcome.partial_damage"][0]
     assert partial.assumption == "partial_damage" and partial.details["partial"] == 4

@@ -84,9 +84,9 @@ def test_unknown_names_need_the_full_form():
 
 def test_table_cells_one_per_line():
     # Name and value cells given as separate lines are rejoined.
-    schema = parse_schema("PV\n44/52\nPE:\n30 su 40\nForza\n5 (+1)\nDestrezza\nalta")
+    schema = parse_schema("PV\n44/52\nPE:\n30 su 40\nForza\n5 (+1)\nDestrezza\nalta\nVolontà\n4\n+2\nMente\n3\n(-1)")
     assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
-    assert schema.stats == {"Forza": Stat(5, 1)}
+    assert schema.stats == {"Forza": Stat(5, 1), "Volontà": Stat(4, 2), "Mente": Stat(3, -1)}
     schema = parse_schema("PV | 44/52\nPE | 30/40\nForza | 5 (+1)")
     assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
     assert schema.stats == {"Forza": Stat(5, 1)}
@@ -199,3 +199,28 @@ def test_huge_hostile_input_completes(unit):
     parse_schema(text)
     parse_registro_line(text)
     parse_schema("\n".join([text[:250]] * 400))
+
+
+@pytest.mark.parametrize("line, stats, pools", [
+    ("Forza 5 (+1) = 6 | Destrezza 6 [+0] = 6", {"Forza": Stat(5, 1), "Destrezza": Stat(6, 0)}, {}),
+    ("PV = 44/52", {}, {"PV": Resource(44, 52)}),
+])
+def test_totals_and_equals_in_schema_lines(line, stats, pools):
+    schema = parse_schema(line)
+    assert (schema.stats, schema.resources) == (stats, pools)
+
+
+def test_calculation_lines_give_no_stats():
+    assert parse_schema("Potenza 14 - Resistenza 6 = 8") is None
+    assert parse_schema("(Potenza 14 - Resistenza 6) / 2 = 4") is None
+
+
+def test_heavily_styled_lines_still_read():
+    colour = "[color=#8B0000][b][size=3][font=Georgia]{}[/font][/size][/b][/color]"
+    line = " | ".join(colour.format(n) + f" {b} (+{k})" for n, b, k in
+                      (("Forza", 5, 1), ("Destrezza", 6, 0), ("Costituzione", 4, 0), ("Intelligenza", 2, 0)))
+    assert len(line) > 300
+    schema = parse_schema(line + "\n" + colour.format("PV") + " 44/52")
+    assert schema.stats == {"Forza": Stat(5, 1), "Destrezza": Stat(6, 0), "Costituzione": Stat(4, 0),
+                            "Intelligenza": Stat(2, 0)}
+    assert schema.resources == {"PV": Resource(44, 52)}

@@ -122,7 +122,38 @@ def test_report_in_chromium(app, page, build_dir):
         assert page.evaluate("window.__pwned") is None and not dialogs
         shots = build_dir / "screenshots"
         shots.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(shots / "audit.png"), full_page=True)
-        assert (shots / "audit.png").stat().st_size > 10_000
+        page.screenshot(path=str(shots / "audit-hostile.png"), full_page=True)
+        assert (shots / "audit-hostile.png").stat().st_size > 10_000
     finally:
         live.stop()
+
+
+@pytest.mark.browser
+def test_report_of_the_fixture_fight_in_chromium(tmp_path, page, build_dir):
+    """The bundled guida fight (parsed from the ForumFree fixture pages) as a reader sees its report."""
+    from server.app import create_app
+    from server.demo import seed_demo
+
+    app = create_app({"database": str(tmp_path / "f.sqlite3"), "cache_dir": str(tmp_path / "c"),
+                      "refresh_after": 1e9})
+    info = seed_demo(app)
+    live = LiveServer(app).start()
+    try:
+        page.goto(f"{live.url}/audit/{info['thread_id']}")
+        audit = app.extensions["arbitro"].storage.audit(info["thread_id"])
+        import json as _json
+        doc = _json.loads(audit.raw)
+        assert page.locator("ol.timeline > li").count() == len(doc["posts"])
+        assert page.locator("svg.chart-svg polyline").count() >= 2 * len(doc["characters"])
+        errors = sum(1 for p in doc["posts"] for v in p["verdicts"] if v["severity"] == "error")
+        assert page.locator(".stat.err .n").inner_text() == str(errors)
+        assert page.locator("#next-character").inner_text() == (doc["next"].get("character") or "—")
+        # every post link goes back to the forum post
+        hrefs = page.locator("a.post-link").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+        assert hrefs and all(h.startswith("https://bleach-gdr.forumfree.it/?t=62345678") and "#entry" in h for h in hrefs)
+        shots = build_dir / "screenshots"
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "audit.png"), full_page=True)
+    finally:
+        live.stop()
+        app.extensions["arbitro"].close()

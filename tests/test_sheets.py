@@ -106,3 +106,24 @@ def test_never_raises(data):
     reg = parse_sheet(data, "https://x.it/s")
     for tech in reg.techniques.values():
         assert tech.category in (None, "D", "C", "B", "A", "S")
+
+
+def test_ichigo_forumotion_inline_sections(fixtures_dir):
+    reg = parse_sheet((fixtures_dir / "sheets" / "ichigo.html").read_bytes(),
+                      "https://bleachgdr.forumattivo.com/t12-scheda-ichigo")
+    assert reg.characters == {"Ichigo Kurosaki": Character(
+        name="Ichigo Kurosaki", sheet_url="https://bleachgdr.forumattivo.com/t12-scheda-ichigo",
+        player="Kurosaki_Fan",
+        stats={"Forza": Stat(6, 1), "Destrezza": Stat(5, 1), "Costituzione": Stat(5, 0), "Intelligenza": Stat(3, 0)},
+        resources={"PV": Resource(56, 56), "PE": Resource(36, 36)},
+        techniques=("Zangetsu", "Getsuga Tensho", "Parata Rapida"), extra={})}
+    assert reg.techniques["Zangetsu"] == Technique(
+        name="Zangetsu", kind="arma", type="Offensiva Fisica", category="B", potenziale=12,
+        raggio_ottimale="Corto", cost={"PE": 0}, owner="Ichigo Kurosaki", extra={})
+    assert reg.techniques["Getsuga Tensho"] == Technique(
+        name="Getsuga Tensho", kind="tecnica", type="Offensiva Energetica", category="A", potenziale=15,
+        raggio_ottimale="Medio", cost={"PE": 7}, owner="Ichigo Kurosaki", extra={})
+    # "Costo: 2" names no pool: kept raw, not guessed.
+    assert reg.techniques["Parata Rapida"] == Technique(
+        name="Parata Rapida", kind="tecnica", type="Difensiva", category="C", potenziale=7,
+        raggio_ottimale="Mischia", cost={}, owner="Ichigo Kurosaki", extra={"costo": "2"})

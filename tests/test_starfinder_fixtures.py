@@ -49,6 +49,64 @@ def registry() -> Registry:
     return Registry(characters={"Kira": kira, "Vesk": vesk}, techniques=techs)
 
 
+REGISTRY_TOML = """
+[characters.Kira]
+player = "StellaNera"
+stats = { Forza = 14, Destrezza = 16 }
+ps_max = 12
+pf_max = 10
+pools = { PR = 3 }
+techniques = ["Pistola Laser", "Coltello Stellare", "Granata a Frammentazione"]
+extra = { BAB = 5, CAE = 15, CAC = 16, competenze = ["armi piccole", "armi da mischia base", "granate"], TS = { Tempra = 3, Riflessi = 6, "Volontà" = 2 } }
+
+[characters.Vesk]
+player = "Tiziano"
+stats = { Forza = 16, Destrezza = 12, Costituzione = 14 }
+ps_max = 6
+pf_max = 8
+pools = { PR = 1 }
+techniques = ["Ascia Tattica", "Fucile a Raggi"]
+extra = { BAB = 3, CAE = 14, CAC = 15, competenze = ["armi da mischia base"], TS = { Tempra = 4, Riflessi = 3, "Volontà" = 1 } }
+
+[techniques."Pistola Laser"]
+kind = "arma"
+type = "fuoco"
+extra = { danni = "1d4", attacco = "distanza", categoria = "armi piccole", livello = 1 }
+
+[techniques."Coltello Stellare"]
+kind = "arma"
+type = "perforante"
+extra = { danni = "1d4", attacco = "mischia", categoria = "armi da mischia base" }
+
+[techniques."Granata a Frammentazione"]
+kind = "arma"
+type = "perforante"
+extra = { danni = "1d6", attacco = "granata", categoria = "granate", livello = 2, ts = { tipo = "Riflessi", esito = "Dimezza" } }
+
+[techniques."Ascia Tattica"]
+kind = "arma"
+type = "tagliente"
+extra = { danni = "1d6", attacco = "mischia", categoria = "armi da mischia base" }
+
+[techniques."Fucile a Raggi"]
+kind = "arma"
+type = "elettricità"
+extra = { danni = "1d8", attacco = "distanza", categoria = "armi lunghe" }
+"""
+
+
+def test_master_registry_file_gives_the_same_audit(story):
+    """The registry written as a master's TOML file (scraper.registry_file) audits the story the same way."""
+    registry_file = pytest.importorskip("scraper.registry_file")
+    site, render = SITES["phpbb"]
+    pages = [(data, url) for _, url, data, _ in render(story, site)]
+    from_file = registry_file.load_registry(REGISTRY_TOML)
+    a = replay(parse.parse_pages(pages, registry=from_file), "starfinder", from_file)
+    b = replay(parse.parse_pages(pages, registry=registry()), "starfinder", registry())
+    assert a.characters == b.characters
+    assert [[v.code for v in p.verdicts] for p in a.posts] == [[v.code for v in p.verdicts] for p in b.posts]
+
+
 SITES = {
     "forumfree": (make_fixtures.Site("forumfree", "ff-current", "starfinder-gdr.forumfree.it", "Starfinder GdR", 6),
                   make_fixtures.render_forumfree),

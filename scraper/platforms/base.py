@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable, Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from lxml import etree
@@ -71,14 +71,76 @@ def xp(expr: str) -> etree.XPath:
     return c
 
 
-def first(el: etree._Element, expr: str) -> etree._Element | None:
+class Css:
+    """A tiny CSS subset (`td.right table.color, .nick a`): tag, classes, descendant combinator,
+    alternatives. Matched by walking `el.iter(tag)` in Python — far cheaper per post than XPath's
+    class-token predicate. Config overrides stay XPath."""
+
+    __slots__ = ("text", "alts")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.alts: list[list[tuple[str | None, tuple[str, ...]]]] = []
+        for alt in text.split(","):
+            chain = []
+            for step in alt.split():
+                tag, *classes = step.split(".")
+                chain.append((tag if tag not in ("", "*") else None, tuple(classes)))
+            self.alts.append(chain)
+
+    def first(self, el: etree._Element) -> etree._Element | None:
+        for chain in self.alts:
+            found = _first_chain(el, chain, 0)
+            if found is not None:
+                return found
+        return None
+
+
+def _first_chain(el: etree._Element, chain: list[tuple[str | None, tuple[str, ...]]], i: int) -> etree._Element | None:
+    tag, classes = chain[i]
+    last = i == len(chain) - 1
+    for node in (el.iter(tag) if tag else el.iter()):
+        if node is el:
+            continue
+        if classes:
+            c = node.get("class") if isinstance(node.tag, str) else None
+            if not c:
+                continue
+            tokens = c.split()
+            if not all(k in tokens for k in classes):
+                continue
+        elif not isinstance(node.tag, str):
+            continue
+        if last:
+            return node
+        found = _first_chain(node, chain, i + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def first(el: etree._Element, expr: str | Css) -> etree._Element | None:
+    """First match of a Css (fast path for the built-in selectors) or an XPath (config overrides)."""
+    if isinstance(expr, Css):
+        return expr.first(el)
     found = xp(expr)(el)
     return found[0] if found else None
 
 
 def has_class(name: str) -> str:
-    """XPath predicate for a class token."""
-    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+    """XPath predicate for a class token (a cheap substring test first, the exact token test after)."""
+    return f"(contains(@class, '{name}') and contains(concat(' ', normalize-space(@class), ' '), ' {name} '))"
+
+
+def offset_step(offsets: set[int], default: int | None) -> int | None:
+    """Posts per page from the offsets the pagination links show: their gcd (a window of page links
+    such as 1 … 8 9 [10] 11 … 20 still gives the step), else `default`."""
+    from math import gcd
+
+    step = 0
+    for o in offsets:
+        step = gcd(step, o)
+    return step or default
 
 
 def query_param(url: str, name: str) -> str | None:
@@ -200,6 +262,7 @@ class PostParts:
     edited_text: str | None = None
     anchor_url: str = ""
     extra_rolls: list[Roll] = field(default_factory=list)
+    stop: DiceTest | None = None  # elements of the body that belong to another post (broken markup)
 
 
 _SCHEMA_FN: Callable | None = None
@@ -243,8 +306,17 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str,
                dice_test: DiceTest | None, with_text: PostText | None = None) -> Post:
     """Shared steps: split the body, read dice blocks and text rolls, schema, damage, role, dates, digest."""
     cfg = ctx.config
+    if "dice" in cfg.selectors and parts.body is not None and with_text is None:
+        # the forum config names its dice blocks: those elements, besides the built-in test
+        # keep the proxies alive: lxml reuses a node's proxy only while one is referenced, so ids stay valid
+        keep = [e for e in xp(cfg.selectors["dice"])(parts.element) if isinstance(e, etree._Element)]
+        marked = {id(e) for e in keep}
+        base_test = dice_test
+
+        def dice_test(el: etree._Element, _keep: list = keep) -> bool:  # noqa: F811 - narrowed for this post
+            return id(el) in marked or (base_test is not None and base_test(el))
     pt = with_text if with_text is not None else (
-        split_post(parts.body, dice_test=dice_test) if parts.body is not None else PostText("", ""))
+        split_post(parts.body, dice_test=dice_test, stop=parts.stop) if parts.body is not None else PostText("", ""))
     patterns = cfg.compiled_dice_patterns()
     # Rolls in post order: dice blocks sit at DICE_MARK lines of `marked`, text rolls at their spans.
     placed: list[tuple[int, Roll]] = []
@@ -298,22 +370,26 @@ def parse_edit_note(text: str) -> tuple[str | None, str | None]:
     return m.group(1).strip() or None, m.group(2).strip() or None
 
 
-def page_urls_from_offsets(make_url: Callable[[int], str], page_size: int, last_offset: int) -> tuple[str, ...]:
-    return tuple(make_url(off) for off in range(0, last_offset + 1, page_size))
 
 
 # --- detection -------------------------------------------------------------------------------------
 
-def _adapters() -> list[Platform]:
+_ADAPTERS: list[Platform] = []
+
+
+def _load_adapters() -> list[Platform]:
     from scraper.platforms.forumfree import ForumFree
     from scraper.platforms.forumotion import Forumotion
     from scraper.platforms.generic import Generic
     from scraper.platforms.phpbb import PhpBB
-    return [ForumFree(), Forumotion(), PhpBB(), Generic()]
+
+    # Most specific first; the generic fallback last.
+    _ADAPTERS[:] = [ForumFree(), Forumotion(), PhpBB(), Generic()]
+    return _ADAPTERS
 
 
 def get_platform(name: str) -> Platform:
-    for a in _adapters():
+    for a in _ADAPTERS or _load_adapters():
         if a.name == name:
             return a
     raise UnsupportedPlatform(f"piattaforma non supportata: {name!r}")
@@ -328,29 +404,21 @@ def detect_platform(doc: etree._Element, url: str, forced: str | None = None) ->
     if forced and forced != "auto":
         return get_platform(forced)
     best: tuple[float, Platform] | None = None
-    for adapter in _adapters():
+    for adapter in _ADAPTERS or _load_adapters():
+        if adapter.name == "generic" and best is not None and best[0] >= 0.5:
+            break  # a known platform is sure enough: skip the costly generic scan
         score = adapter.detect(doc, url)
         if score > 0 and (best is None or score > best[0]):
             best = (score, adapter)
+        if score >= 0.9:
+            break  # unmistakable markup (ForumFree li.post#ee…, prosilver with memberlist links)
     if best is None or best[0] < 0.2:
         raise NotAThread("la pagina non sembra una discussione di un forum riconosciuto")
     return best[1]
 
 
-def absolute(url: str, href: str | None) -> str | None:
-    return urljoin(url, href) if href else None
-
-
-def unique(items: Iterable[str]) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for i in items:
-        seen.setdefault(i, None)
-    return tuple(seen)
-
-
 __all__ = [
-    "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
+    "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
-    "query_param", "host_of", "source_digest", "text_of", "page_urls_from_offsets", "absolute", "unique",
-    "replace",
+    "offset_step", "query_param", "host_of", "source_digest", "text_of",
 ]

@@ -16,7 +16,7 @@ DEFAULT_TIMEZONE = "Europe/Rome"  # Italian forums show local time without an of
 DEFAULT_MASTER_GROUPS = ("Master", "Game Master", "Admin", "Administrator", "Amministratore", "Narratore")
 DEFAULT_GM_ACCOUNTS = ("Game Master",)  # Forumotion's dice account
 PLATFORMS = ("auto", "forumfree", "forumotion", "phpbb", "generic")
-SELECTOR_KEYS = ("post", "author", "body", "date", "dice", "group", "title")
+SELECTOR_KEYS = ("post", "author", "body", "date", "dice", "group")
 TEXT_ROLLS = ("typed", "forum")
 
 

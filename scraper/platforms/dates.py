@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
 MONTHS = {
@@ -19,15 +20,31 @@ _TIME = re.compile(r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?\s*(am|pm)?", re.I)
 _NUMERIC = re.compile(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})")
 _WORDED = re.compile(r"(\d{1,2})\s+([a-zA-Z]{3,10})\.?(?:\s+(\d{4}))?")
 _WORDED_EN = re.compile(r"([a-zA-Z]{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})")
+_YEAR = re.compile(r"\d{4}|\d{1,2}/\d{1,2}/\d{2}\b")
 _RELATIVE = re.compile(r"\b(oggi|ieri|today|yesterday|aujourd'hui|hier)\b", re.I)
 
 
 def parse_forum_date(text: str | None, tz: tzinfo, *, now: datetime | None = None) -> str | None:
     """`"2/11/2026, 21:14"`, `"Lun 2 Nov 2026 - 21:14"`, `"Oggi, 21:14"`, ISO … → ISO 8601 with offset.
 
-    Day/month/year order (Italian). Dates without an offset are local time of `tz`; "Oggi"/"Ieri" are
-    relative to `now` (the fetch time) in `tz`. Returns None when nothing date-like is there.
+    Day/month/year order (Italian). Dates without an offset are local time of `tz`; "Oggi"/"Ieri" (and
+    dates without a year) are relative to `now` (the fetch time) in `tz`. None when nothing date-like.
     """
+    if not text:
+        return None
+    # Same text and zone → same answer; only relative or year-less dates also depend on `now`.
+    depends = _RELATIVE.search(text) is not None or _YEAR.search(text) is None
+    if depends and now is None:
+        return _parse(text, tz, now=None)
+    return _parse_cached(text, tz, now if depends else None)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str, tz: tzinfo, now: datetime | None) -> str | None:
+    return _parse(text, tz, now=now)
+
+
+def _parse(text: str | None, tz: tzinfo, *, now: datetime | None = None) -> str | None:
     if not text:
         return None
     text = text.strip()
@@ -39,8 +56,8 @@ def parse_forum_date(text: str | None, tz: tzinfo, *, now: datetime | None = Non
         except ValueError:
             dt = None
         if dt is not None:
-            if dt.tzinfo is None:
-                dt = dt.replace(tzinfo=tz)
+            # the same instant, shown in the forum's timezone (so every post of a thread shares one clock)
+            dt = dt.replace(tzinfo=tz) if dt.tzinfo is None else dt.astimezone(tz)
             return dt.isoformat()
     day: date | None = None
     rel = _RELATIVE.search(text)

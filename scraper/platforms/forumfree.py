@@ -5,21 +5,18 @@ import json
 import re
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
-import lxml.html
 from lxml import etree
 
 from engine.history import Post
 from scraper.errors import NotAThread
-from scraper.htmltext import split_post
 from scraper.platforms.base import (
-    Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
-    parse_edit_note, query_param, text_of, unique, xp,
+    Css, Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 
-PAGE_SIZE = 15  # ForumFree pages hold 15 posts (st= steps of 15)
+PAGE_SIZE = 15  # ForumFree's usual posts per page (st= steps); the pagination links say otherwise
 FF_HOSTS = ("forumfree.it", "forumfree.net", "forumcommunity.net", "blogfree.net", "forumcommunity.it")
 
 _MID = re.compile(r"MID=(\d+)", re.I)
@@ -29,12 +26,14 @@ _TITLE_SUFFIX = re.compile(r"\s*[|\-–]\s*[^|\-–]*$")
 
 X_POSTS = f"//li[{has_class('post')} and starts-with(@id, 'ee')]"
 X_CLASSIC_ANCHORS = "//a[starts-with(@name, 'entry')]"
-X_NICK = f".//*[{has_class('nick')}]//a[1] | .//*[{has_class('normalname')}]//a[1]"
-X_WHEN = f".//*[{has_class('when')}]"
-X_GROUP = f".//*[{has_class('u_group')}]"
-X_BODY = f".//td[{has_class('right')}]//table[{has_class('color')}]"
+X_NICK = Css(".nick a, .normalname a")
+X_WHEN = Css(".when")
+X_GROUP = Css(".u_group")
+X_BODY = Css("td.right table.color")
+X_ANY_COLOR = f".//table[{has_class('color')}][not(.//td[{has_class('left')}])]"
 X_CLASSIC_BODY = f".//div[{has_class('postcolor')} or {has_class('color')}]"
-X_EDIT = f".//*[{has_class('edit')}]"
+X_CLASSIC_BODY_FAST = Css("div.postcolor, div.color")
+X_EDIT = Css("div.edit, span.edit")
 X_TITLE = f"//div[{has_class('title')}]//h1 | //div[{has_class('maintitle')}]"
 X_SECTION = "//*[contains(@class, 'navigation') or @id='navstrip']//a[contains(@href, 'f=')]"
 X_PAGE_LINKS = "//a[contains(@href, 'st=')]"
@@ -62,7 +61,10 @@ class ForumFree:
         tid = query_param(url, "t") or _tid_from_doc(doc)
         st = _int(query_param(url, "st")) or 0
         host = host_of(url)
-        page_no = st // PAGE_SIZE + 1
+        offsets = {st} | {o for o in (_int(query_param(a.get("href") or "", "st")) for a in xp(X_PAGE_LINKS)(doc))
+                          if o is not None}
+        step = offset_step(offsets, config.page_size or PAGE_SIZE) or PAGE_SIZE
+        page_no = st // step + 1
         dice_test = dice_class_test(config.dice_classes)
         source = "forum_roller"
         posts: list[Post] = []
@@ -87,16 +89,16 @@ class ForumFree:
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina ForumFree")
-        last_offset = max([st] + [_int(query_param(a.get("href") or "", "st")) or 0 for a in xp(X_PAGE_LINKS)(doc)])
-        page_count = last_offset // PAGE_SIZE + 1
-        urls = tuple(_page_url(host, tid, o) for o in range(0, last_offset + 1, PAGE_SIZE)) if tid else (url,)
-        nxt = _page_url(host, tid, st + PAGE_SIZE) if tid and st + PAGE_SIZE <= last_offset else None
+        last_offset = max(offsets)
+        page_count = last_offset // step + 1
+        urls = tuple(_page_url(host, tid, o) for o in range(0, last_offset + 1, step)) if tid else (url,)
+        nxt = _page_url(host, tid, st + step) if tid and st + step <= last_offset else None
         title_el = first(doc, X_TITLE)
         title = text_of(title_el) if title_el is not None else _title_from_head(doc)
         section_el = first(doc, X_SECTION)
         section = query_param(section_el.get("href") or "", "f") if section_el is not None else None
         return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
-                    page=page_no, page_count=page_count, page_size=PAGE_SIZE, last_offset=last_offset,
+                    page=page_no, page_count=page_count, page_size=step, last_offset=last_offset,
                     page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
 
     def _current_parts(self, el: etree._Element, pid: str, tid: str | None, st: int, host: str,
@@ -105,6 +107,8 @@ class ForumFree:
         when = first(el, sel.get("date", X_WHEN))
         group_el = first(el, sel.get("group", X_GROUP))
         body = first(el, sel.get("body", X_BODY))
+        if body is None and "body" not in sel:
+            body = first(el, X_ANY_COLOR)  # broken markup: no td.right cell, take the first body table
         edit_el = first(el, X_EDIT)
         edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
         date_text = None
@@ -115,12 +119,13 @@ class ForumFree:
             author_id=_mid(nick), date_text=date_text,
             group=_GROUP_PREFIX.sub("", text_of(group_el)) if group_el is not None else None,
             edited_by=edited_by, edited_text=edited_text, anchor_url=_post_url(host, tid, st, pid),
+            stop=_nested_post,
         )
 
     def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, host: str,
                        sel: dict) -> PostParts:
         nick = first(table, sel.get("author", X_NICK))
-        body = first(table, sel.get("body", X_CLASSIC_BODY))
+        body = first(table, sel.get("body", X_CLASSIC_BODY_FAST))
         if body is not None and "body" not in sel:
             # Old IPB quotes close the body div and reopen it after the quote table: read the whole cell.
             cell = first(body, "ancestor::td[1]")
@@ -169,7 +174,7 @@ class ForumFree:
             user = msg.get("user") if isinstance(msg.get("user"), dict) else {}
             minfo = msg.get("info") if isinstance(msg.get("info"), dict) else {}
             content = msg.get("content") if isinstance(msg.get("content"), str) else ""
-            body = lxml.html.fragment_fromstring(content or "<br>", create_parent="div")
+            body = _fragment(content)
             edit = minfo.get("edit") if isinstance(minfo.get("edit"), dict) else {}
             parts = PostParts(
                 id=pid, element=body, body=body, author=str(user.get("name") or ""),
@@ -180,8 +185,7 @@ class ForumFree:
                 edited_text=str(edit["date"]) if edit.get("date") else None,
                 anchor_url=_post_url(host, tid, st, pid),
             )
-            posts.append(build_post(parts, page=page_no, ctx=ctx, source="forum_roller", dice_test=dice_test,
-                                    with_text=split_post(body, dice_test=dice_test)))
+            posts.append(build_post(parts, page=page_no, ctx=ctx, source="forum_roller", dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio nella risposta api.php")
         pages = _int(str(info.get("pages"))) or page_no
@@ -192,6 +196,20 @@ class ForumFree:
                     title=str(info.get("title")) if info.get("title") else None, page=page_no, page_count=pages,
                     page_size=per_page, last_offset=last_offset, page_urls=urls, next_url=nxt,
                     posts=tuple(posts), section=str(info["f"]) if info.get("f") is not None else None)
+
+
+_FRAGMENT_PARSER = etree.HTMLParser(encoding="utf-8")
+
+
+def _fragment(content: str) -> etree._Element:
+    """The <body> of an api.php message's HTML (a stray </div> in it cannot cut the message short)."""
+    root = etree.fromstring(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
+    body = root.find("body") if root is not None else None
+    return body if body is not None else etree.Element("body")
+
+
+def _nested_post(el: etree._Element) -> bool:
+    return el.tag == "li" and (el.get("id") or "").startswith("ee")
 
 
 def _int(s: str | None) -> int | None:

@@ -13,8 +13,8 @@ from engine.history import Post, Roll
 from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
-    Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
-    parse_edit_note, text_of, xp,
+    Css, Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    offset_step, parse_edit_note, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 
@@ -39,26 +39,28 @@ X_PAGE_LINKS = "//a[contains(@href, '/t')]"
 X_TITLE = f"//h1[{has_class('page-title')}] | //*[{has_class('maintitle')}]//h1"
 X_SECTION = f"//*[{has_class('navbar')} or {has_class('nav')}]//a[contains(@href, '/f')]"
 
-TEMPLATES = {
+TEMPLATES: dict[str, dict[str, Css]] = {
     "phpbb3": {
-        "author": f".//p[{has_class('author')}]//strong",
-        "date": f".//p[{has_class('author')}]",
-        "body": f".//div[{has_class('content')}]",
-        "group": f".//dl[{has_class('postprofile')}]/dd[1]",
+        "author": Css("p.author strong"),
+        "date": Css("p.author"),
+        "body": Css("div.content"),
+        "group": Css("dl.postprofile dd"),
     },
     "phpbb2": {
-        "author": f".//span[{has_class('name')}]//strong",
-        "date": f".//span[{has_class('post-date')}]",
-        "body": f".//div[{has_class('postbody')}]",
-        "group": f".//span[{has_class('poster-profile')}]",
+        "author": Css("span.name strong"),
+        "date": Css("span.post-date"),
+        "body": Css("div.postbody"),
+        "group": Css("span.poster-profile"),
     },
     "invision": {
-        "author": f".//h4[{has_class('author')}]",
-        "date": f".//span[{has_class('post-date')}]",
-        "body": f".//div[{has_class('postbody')}]",
-        "group": f".//div[{has_class('postprofile-rank')}]",
+        "author": Css("h4.author"),
+        "date": Css("span.post-date"),
+        "body": Css("div.postbody"),
+        "group": Css("div.postprofile-rank"),
     },
 }
+X_EDITED = Css("div.edited-by, span.edited-by")
+X_LINK = Css("a")
 
 
 def _skin(doc: etree._Element) -> str:
@@ -108,8 +110,7 @@ class Forumotion:
             lm = _TOPIC_URL.search(a.get("href") or "")
             if lm and (tid is None or lm.group(1) == tid):
                 offsets.add(int(lm.group(2) or 0))
-        nonzero = sorted(o for o in offsets if o)
-        step = nonzero[0] if nonzero else None
+        step = offset_step(offsets, config.page_size)
         page_no = offset // step + 1 if step else 1
         post_els = xp(sel["post"])(doc) if "post" in sel else [
             p for p in xp(X_POST_ANY)(doc) if _POST_ID.match(p.get("id") or "")]
@@ -121,7 +122,7 @@ class Forumotion:
             if not pid.isdigit():
                 continue
             author_el = first(el, sel["author"])
-            link = first(author_el, ".//a[@href]") if author_el is not None else None
+            link = first(author_el, X_LINK) if author_el is not None else None
             if link is None and author_el is not None and author_el.tag == "a":
                 link = author_el
             author = text_of(author_el)
@@ -133,7 +134,7 @@ class Forumotion:
             group_el = first(el, sel["group"])
             group = text_of(group_el).split(" Messaggi")[0].strip() if group_el is not None else None
             body = first(el, sel["body"])
-            edit_el = first(el, f".//*[{has_class('edited-by')}]")
+            edit_el = first(el, X_EDITED)
             edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
             extra: list[Roll] = []
             if config.is_gm_account(author) and body is not None:

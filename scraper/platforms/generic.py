@@ -56,7 +56,7 @@ def find_post_blocks(doc: etree._Element) -> list[etree._Element]:
         if len(top) < 2:
             continue
         # A real post has some text and a link (author) — navigation rows rarely have both.
-        ok = [m for m in top if len(m.text_content().strip()) > 20]
+        ok = [m for m in top if len("".join(m.itertext()).strip()) > 20]
         if len(ok) > len(best):
             best = ok
     return best
@@ -83,7 +83,7 @@ class Generic:
             body = first(el, sel["body"]) if "body" in sel else _body(el)
             uid = None
             if author_href:
-                um = re.search(r"(?:MID=|[?&]u=|/u)(\d+)", author_href)
+                um = re.search(r"(?:MID=|[?&]u=|/u|/(?:profile|profilo|members?|users?|utenti)/)(\d+)", author_href)
                 uid = um.group(1) if um else None
             edit = next((e for e in el.iter() if isinstance(e.tag, str) and "edit" in (e.get("class") or "")), None)
             edited_by, edited_text = parse_edit_note(text_of(edit)) if edit is not None else (None, None)
@@ -131,7 +131,7 @@ def _body(el: etree._Element) -> etree._Element:
         if node is el or not isinstance(node.tag, str):
             continue
         if _BODY_CLASS.search(node.get("class") or ""):
-            n = len(node.text_content())
+            n = len("".join(node.itertext()))
             if n > size:
                 best, size = node, n
     return best

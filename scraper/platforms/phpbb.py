@@ -11,8 +11,8 @@ from lxml import etree
 from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
-    Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
-    parse_edit_note, query_param, text_of, xp,
+    Css, Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 
@@ -24,11 +24,13 @@ X_POSTS = f"//div[{has_class('post')} and starts-with(@id, 'p')]"
 X_AUTHOR = (f".//dl[{has_class('postprofile')}]//a[{has_class('username')} or {has_class('username-coloured')}]"
             f" | .//p[{has_class('author')}]//a[{has_class('username')} or {has_class('username-coloured')}]"
             f" | .//dl[{has_class('postprofile')}]//*[{has_class('username')} or {has_class('username-coloured')}]")
-X_TIME = f".//p[{has_class('author')}]//time"
-X_AUTHOR_LINE = f".//p[{has_class('author')}]"
-X_RANK = f".//dd[{has_class('profile-rank')}]"
-X_BODY = f".//div[{has_class('content')}]"
-X_NOTICE = f".//div[{has_class('notice')}]"
+X_AUTHOR_FAST = Css("dl.postprofile a.username, dl.postprofile a.username-coloured, p.author a.username, "
+                    "p.author a.username-coloured")
+X_TIME = Css("p.author time")
+X_AUTHOR_LINE = Css("p.author")
+X_RANK = Css("dd.profile-rank")
+X_BODY = Css("div.content")
+X_NOTICE = Css("div.notice")
 X_TITLE = f"//h2[{has_class('topic-title')}]"
 X_PAGE_LINKS = "//a[contains(@href, 'viewtopic.php') and contains(@href, 'start=')]"
 X_SECTION = "//*[contains(@class, 'breadcrumbs')]//a[contains(@href, 'viewforum.php')]"
@@ -67,8 +69,7 @@ class PhpBB:
             s = query_param(a.get("href") or "", "start")
             if s and s.isdigit():
                 starts.add(int(s))
-        nonzero = sorted(s for s in starts if s)
-        step = nonzero[0] if nonzero else config.page_size
+        step = offset_step(starts, config.page_size)
         page_no = start // step + 1 if step else 1
         sel = config.selectors
         dice_test = dice_class_test(config.dice_classes)
@@ -77,7 +78,9 @@ class PhpBB:
             pid = (el.get("id") or "")[1:]
             if not pid.isdigit():
                 continue
-            author_el = first(el, sel.get("author", X_AUTHOR))
+            author_el = first(el, sel["author"] if "author" in sel else X_AUTHOR_FAST)
+            if author_el is None and "author" not in sel:
+                author_el = first(el, X_AUTHOR)
             uid = query_param(author_el.get("href") or "", "u") if author_el is not None else None
             time_el = first(el, X_TIME)
             timestamp = None

@@ -33,6 +33,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="cartella della cache HTTP per le richieste condizionali (default: .arbitro-cache)")
     p.add_argument("--no-cache", action="store_true", help="nessuna cache: scarica sempre tutto")
     p.add_argument("--no-sheets", action="store_true", help="non seguire i link alle schede dei personaggi")
+    p.add_argument("--api", action="store_true",
+                   help="ForumFree/ForumCommunity: legge la discussione da api.php (JSON) invece che dall'HTML")
     p.set_defaults(func=run)
     return p
 
@@ -78,7 +80,7 @@ def _scrape(args: argparse.Namespace, bar: _ProgressBar | None) -> Any:
         is_url = any("://" in s for s in args.sources)
         return scrape(args.sources, platform=args.platform, config=config, fetcher=fetcher if is_url else None,
                       registry_file=args.registry, follow_sheets=not args.no_sheets,
-                      progress=bar.update if bar else None)
+                      progress=bar.update if bar else None, use_api=args.api and is_url)
 
 
 def _fail(bar: _ProgressBar | None, code: str, message: str, status: int) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import pytest
@@ -194,4 +194,4 @@ def wait_until(pred, timeout: float = 10.0, interval: float = 0.02) -> bool:
     return False
 
 
-__all__ = ["TINY", "TinyRuleset", "make_history", "make_post", "LiveServer", "wait_until", "free_port", "replace"]
+__all__ = ["TINY", "TinyRuleset", "make_history", "make_post", "LiveServer", "wait_until", "free_port"]

@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 08f162926b22). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest 6bbbd9788cd6). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -953,10 +953,23 @@ const BASE_CSS = `
 .panel.collapsed section { display:none; }
 `;
 
-function styleEl() {
+let SHARED_SHEET = null;
+
+// One constructed stylesheet shared by every shadow root (parsed once); a <style> where that is not possible.
+function adoptStyles(root) {
+  try {
+    if (!SHARED_SHEET) {
+      SHARED_SHEET = new CSSStyleSheet();
+      SHARED_SHEET.replaceSync(BASE_CSS);
+    }
+    root.adoptedStyleSheets = [SHARED_SHEET];
+    return;
+  } catch (_e) {
+    SHARED_SHEET = null; // e.g. a sandbox whose sheets the page's shadow roots refuse
+  }
   const s = document.createElement("style");
   s.textContent = BASE_CSS;
-  return s;
+  root.appendChild(s);
 }
 
 // Dark or light from the forum's own background behind `el` (walks up to the first opaque background).
@@ -1077,7 +1090,7 @@ function makeHost(tag, kind, data) {
   for (const [k, v] of Object.entries(data || {})) host.setAttribute(`data-${k}`, String(v));
   host.setAttribute("style", HOST_STYLE);
   const root = host.attachShadow({ mode: "open" });
-  root.appendChild(styleEl());
+  adoptStyles(root);
   OVERLAY.nodes.push(host);
   return { host, root };
 }
@@ -1176,10 +1189,15 @@ function renderBadge(ref, postAudit, settings, theme) {
   if (at && at.tagName === "A") at.after(host);
   else if (at) at.appendChild(host);
   else ref.el.insertBefore(host, ref.el.firstChild);
-  // Near the right edge the pill opens leftwards instead of spilling out of the page.
-  const r = wrap.getBoundingClientRect();
-  if (r.right > document.documentElement.clientWidth - 4) wrap.classList.add("flip");
-  return host;
+  return wrap;
+}
+
+// Near the right edge a pill opens leftwards instead of spilling out of the page. All reads, then all writes:
+// one layout for the whole page.
+function flipNearEdge(wraps) {
+  const limit = document.documentElement.clientWidth - 4;
+  const flips = wraps.filter((w) => w.getBoundingClientRect().right > limit);
+  for (const w of flips) w.classList.add("flip");
 }
 
 function renderRollMarks(ref, postAudit, places, theme) {
@@ -1205,7 +1223,10 @@ function renderRollMarks(ref, postAudit, places, theme) {
     });
     root.appendChild(mark);
     const place = places[i];
-    if (place.after) place.after.after(host);
+    // After a block (a dicebox) a zero-size box would still open a line of its own: go inside, at its end.
+    if (place.after && place.block) {
+      place.after.appendChild(host);
+    } else if (place.after) place.after.after(host);
     else {
       place.text.splitText(place.end);
       OVERLAY.splitParents.add(place.text.parentNode);
@@ -1241,7 +1262,7 @@ function ensureLayer(theme) {
   host.setAttribute("style", LAYER_STYLE);
   host.setAttribute("data-theme", theme || "light");
   const root = host.attachShadow({ mode: "open" });
-  root.appendChild(styleEl());
+  adoptStyles(root);
   const tip = h("div", { class: "tip", role: "tooltip", "data-arbitro-part": "tip" });
   tip.hidden = true;
   tip.addEventListener("mouseenter", () => clearTimeout(OVERLAY.hideTimer));
@@ -1506,18 +1527,33 @@ function drawAudit(ctx, result) {
   for (const p of audit.posts) if (isPlainObject(p)) byId.set(normPostId(p.id), p);
   const theme = themeFor(ctx.posts[0].el);
   const panel = ensurePanel(ctx, theme);
+  // Reads first (roll places, their display), then writes: no forced style or layout per post.
+  const work = [];
   for (const ref of ctx.posts) {
     const pa = byId.get(ref.id);
     if (!pa) continue;
     try {
       const places = asArray(pa.verdicts).some((v) => isPlainObject(v) && Number.isInteger(v.roll))
         ? ctx.platform.rolls(ref, ctx.posts) : [];
-      renderRollMarks(ref, pa, places, theme);
-      renderBadge(ref, pa, ctx.settings, theme);
+      for (const place of places) {
+        place.block = !!(place.after && place.after.nodeType === 1 && !/^inline/.test(getComputedStyle(place.after).display));
+      }
+      work.push({ ref, pa, places });
     } catch (e) {
       console.warn("[arbitro] post", ref.id, e); // one odd post must not cost the others their badge
     }
   }
+  const wraps = [];
+  for (const { ref, pa, places } of work) {
+    try {
+      renderRollMarks(ref, pa, places, theme);
+      wraps.push(renderBadge(ref, pa, ctx.settings, theme));
+    } catch (e) {
+      console.warn("[arbitro] post", ref.id, e);
+    }
+  }
+  // Measured after the browser's own next layout and paint, not forced now.
+  requestAnimationFrame(() => setTimeout(() => flipNearEdge(wraps), 0));
   // The "Tocca a" panel belongs to the page that shows the audit's last post.
   const last = audit.posts.length ? normPostId(audit.posts[audit.posts.length - 1].id) : null;
   const onLastPage = last !== null && ctx.posts.some((r) => r.id === last);
@@ -1534,6 +1570,15 @@ function drawAudit(ctx, result) {
 }
 
 let RUNNING = null;
+
+// User-timing marks (free when nobody reads them): bench/bench_userscript.py measures the drawing with them.
+function mark(name) {
+  try {
+    performance.mark(name);
+  } catch (_e) {
+    // no User Timing: nothing to measure with
+  }
+}
 
 // What happened, told to whoever listens (the tests, the service's demo page) by an "arbitro:done" event.
 function announce(outcome) {
@@ -1565,7 +1610,9 @@ async function run(settings, notice) {
     return announce("error");
   }
   if (!isFight(result.audit)) return announce("untouched"); // a thread with no fight in it stays as it is
+  mark("arbitro:draw-start");
   drawAudit(ctx, result);
+  mark("arbitro:draw-end");
   if (notice) setStatus(notice, "info");
   return announce("drawn");
 }

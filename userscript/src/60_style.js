@@ -71,10 +71,23 @@ const BASE_CSS = `
 .panel.collapsed section { display:none; }
 `;
 
-function styleEl() {
+let SHARED_SHEET = null;
+
+// One constructed stylesheet shared by every shadow root (parsed once); a <style> where that is not possible.
+function adoptStyles(root) {
+  try {
+    if (!SHARED_SHEET) {
+      SHARED_SHEET = new CSSStyleSheet();
+      SHARED_SHEET.replaceSync(BASE_CSS);
+    }
+    root.adoptedStyleSheets = [SHARED_SHEET];
+    return;
+  } catch (_e) {
+    SHARED_SHEET = null; // e.g. a sandbox whose sheets the page's shadow roots refuse
+  }
   const s = document.createElement("style");
   s.textContent = BASE_CSS;
-  return s;
+  root.appendChild(s);
 }
 
 // Dark or light from the forum's own background behind `el` (walks up to the first opaque background).

@@ -103,7 +103,7 @@ function makeHost(tag, kind, data) {
   for (const [k, v] of Object.entries(data || {})) host.setAttribute(`data-${k}`, String(v));
   host.setAttribute("style", HOST_STYLE);
   const root = host.attachShadow({ mode: "open" });
-  root.appendChild(styleEl());
+  adoptStyles(root);
   OVERLAY.nodes.push(host);
   return { host, root };
 }
@@ -202,10 +202,15 @@ function renderBadge(ref, postAudit, settings, theme) {
   if (at && at.tagName === "A") at.after(host);
   else if (at) at.appendChild(host);
   else ref.el.insertBefore(host, ref.el.firstChild);
-  // Near the right edge the pill opens leftwards instead of spilling out of the page.
-  const r = wrap.getBoundingClientRect();
-  if (r.right > document.documentElement.clientWidth - 4) wrap.classList.add("flip");
-  return host;
+  return wrap;
+}
+
+// Near the right edge a pill opens leftwards instead of spilling out of the page. All reads, then all writes:
+// one layout for the whole page.
+function flipNearEdge(wraps) {
+  const limit = document.documentElement.clientWidth - 4;
+  const flips = wraps.filter((w) => w.getBoundingClientRect().right > limit);
+  for (const w of flips) w.classList.add("flip");
 }
 
 function renderRollMarks(ref, postAudit, places, theme) {
@@ -231,7 +236,10 @@ function renderRollMarks(ref, postAudit, places, theme) {
     });
     root.appendChild(mark);
     const place = places[i];
-    if (place.after) place.after.after(host);
+    // After a block (a dicebox) a zero-size box would still open a line of its own: go inside, at its end.
+    if (place.after && place.block) {
+      place.after.appendChild(host);
+    } else if (place.after) place.after.after(host);
     else {
       place.text.splitText(place.end);
       OVERLAY.splitParents.add(place.text.parentNode);

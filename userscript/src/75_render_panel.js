@@ -12,7 +12,7 @@ function ensureLayer(theme) {
   host.setAttribute("style", LAYER_STYLE);
   host.setAttribute("data-theme", theme || "light");
   const root = host.attachShadow({ mode: "open" });
-  root.appendChild(styleEl());
+  adoptStyles(root);
   const tip = h("div", { class: "tip", role: "tooltip", "data-arbitro-part": "tip" });
   tip.hidden = true;
   tip.addEventListener("mouseenter", () => clearTimeout(OVERLAY.hideTimer));

@@ -16,18 +16,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ordine_turni", True,
             "Dopo che tutti hanno postato una volta, i turni seguono l'ordine della prima apparizione; un post "
             "fuori ordine è turn.out_of_turn. False = nessun controllo d'ordine."),
-    Setting("difesa_implicita", "difesa_nulla",
-            "Un Attacco in arrivo senza alcuna Difesa lanciata è trattato come Difesa Nulla (colpisce in pieno, "
-            "la Fase Offensiva prosegue)."),
-    Setting("totale_con_discrepanza", "minore",
-            "Se i modificatori elencati non sommano alla costante del dado, decide il totale minore tra le due "
-            "letture (RULINGS #6: una discrepanza non avvantaggia chi l'ha scritta)."),
-    Setting("statistiche_riferimento", "registro_o_primo_schema",
-            "Livello Totale atteso: Base + Bonus dal registro, altrimenti dal primo schema del personaggio, più i "
-            "malus di Stack e condizioni tracciati dal motore."),
-    Setting("dado_azione_generica", 12,
-            "Azione Generica (Cura Principale, creazione di un'Area come Azione Principale): il testo chiede un "
-            "lancio ma non dice quale; 1d12 come l'Azione Offensiva."),
 ) + _tables.SETTINGS
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 Phase = Literal["difensiva", "offensiva"]
@@ -148,6 +149,7 @@ _NON_WORD = re.compile(r"[^a-z0-9 ]+")
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
     """Lower case, accents removed, punctuation to spaces: `"Contrattacco  Diretto!"` → `"contrattacco diretto"`."""
     text = unicodedata.normalize("NFKD", text or "")
@@ -155,6 +157,7 @@ def normalise(text: str) -> str:
     return _SPACES.sub(" ", _NON_WORD.sub(" ", text)).strip()
 
 
+@lru_cache(maxsize=4096)
 def classify(action_text: str | None) -> ActionSpec | None:
     """The action a label names, or None. An exact alias wins; then the longest alias the text starts with;
     then the longest alias the text contains as whole words ("Attacco Mirato Testa" → Azione Offensiva)."""
@@ -217,7 +220,7 @@ _FACTOR_WORDS: tuple[tuple[str, Factor], ...] = (
     ("sbilanciament", "sbilanciamento"),
     ("stordiment", "stordimento"),
     ("storpiatura", "storpiatura"),
-    ("destrezza", "destrezza"), ("des", "destrezza"), ("dex", "destrezza"), ("statistica", "destrezza"),
+    ("destrezza", "destrezza"), ("des", "destrezza"), ("dex", "destrezza"), ("fattore statistica", "destrezza"),
     ("mirato", "mira"), ("mira", "mira"),
     ("raggio", "distanza"), ("distanza", "distanza"), ("gittata", "distanza"), ("range", "distanza"),
     ("bonus protezione", "protezione"), ("protezione", "protezione"),
@@ -229,6 +232,7 @@ _FACTOR_WORDS: tuple[tuple[str, Factor], ...] = (
 )
 
 
+@lru_cache(maxsize=4096)
 def factor_of(label: str) -> Factor:
     """Which factor a modifier's label names (`"Raggio Corto"` → distanza, `"Mirato Arti"` → mira)."""
     norm = normalise(label)
@@ -242,6 +246,7 @@ def factor_of(label: str) -> Factor:
     return "altro"
 
 
+@lru_cache(maxsize=4096)
 def mira_target(label: str) -> str | None:
     """The body part a Mira label names: "corpo", "arti"/"braccia"/"gambe", "testa"."""
     for word in normalise(label).split():

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from ...history import Roll
+from ...history import DiceLabel, Roll
 from ...verdicts import Verdict
 from . import tables as T
 from .actions import MIRA_RANGE, MIRA_VALUES, DISTANZA_RANGE, ActionSpec, Phase, factor_of, mira_target, normalise
@@ -12,13 +13,15 @@ from .messages import (
     P_BERSAGLI, P_CASUALITA, P_COSTR_IMPROPRIA, P_DESCRIZIONE, P_DISTANZA, P_LANCIO, P_MIRA, P_SBALZO,
     P_STACK1, P_STATISTICA, dice_expr, signed, verdict,
 )
-from .state import Fighter
+from .state import Fighter, evolve
 
 
 # --- live statistics ------------------------------------------------------------------------------
 
 def stat_maluses(f: Fighter, stat: str, turn: int | None = None) -> list[tuple[str, int]]:
     """The Punti Bonus the engine knows `stat` loses in turn `turn` (stacks, conditions, Costrizioni)."""
+    if not f.stacks.entries and not f.conditions and not f.costrizioni:
+        return []  # the common case, kept cheap: nothing to subtract
     turn = f.turn if turn is None else turn
     out: list[tuple[str, int]] = []
     for e in f.stacks.active(turn):
@@ -95,29 +98,60 @@ def face_and_total(roll: Roll) -> tuple[int | None, int | None]:
 
 
 def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck:
-    """Every dice check of one roll, and the total the engine trusts."""
+    """Every dice check of one roll, and the total the engine trusts (RULINGS #6)."""
+    st = _static_checks(roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic,
+                        roll.problems, roll.tag, ctx)
+    face, rendered = face_and_total(roll)
+    if st.forum_constant is not None and face is not None:
+        rendered = face + st.forum_constant
+    verdicts = tuple(evolve(v, post=post, roll=index if v.roll is not None else None,
+                            details=dict(v.details) if v.details else {}) for v in st.verdicts)
+    total = None if rendered is None or st.void else rendered + sum(d for _, d in st.corrections)
+    return RollCheck(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+
+
+@dataclass(frozen=True)
+class _Static:
+    """What a roll's checks say regardless of its die faces and of the post it is in (cached)."""
+
+    verdicts: tuple[Verdict, ...]
+    corrections: tuple[tuple[str, int], ...]
+    mira: str | None
+    mira_value: int
+    listed: tuple[tuple[str, int], ...]
+    forum_constant: int | None  # Forumotion: the constant the label's modifiers make
+    void: bool = False  # a roll for an action without a die: no total
+
+
+_ROLL = 0  # placeholder index in cached verdicts; check_roll stamps the real one
+
+
+@lru_cache(maxsize=8192)
+def _static_checks(expression: str, count: int, sides: int, constant: int, source: str, authentic: bool,
+                   problems: tuple[str, ...], tag: DiceLabel | None, ctx: RollContext) -> _Static:
     out: list[Verdict] = []
     spec = ctx.spec
-    face, rendered = face_and_total(roll)
-    if not roll.authentic:
+    post = ""
+    index = _ROLL
+    forum_constant: int | None = None
+    if not authentic:
         out.append(verdict(
             "dice.not_authentic", post,
-            f"Il lancio «{roll.expression}» non è un lancio autentico del forum ({', '.join(roll.problems) or 'sconosciuto'}).",
-            P_LANCIO, roll=index, found=list(roll.problems)))
+            f"Il lancio «{expression}» non è un lancio autentico del forum ({', '.join(problems) or 'sconosciuto'}).",
+            P_LANCIO, roll=index, found=list(problems)))
     want = spec.die(ctx.phase)
     if want == 0:
         out.append(verdict(
             "dice.unexpected_roll", post,
-            f"{spec.name} non richiede alcun lancio di dado, ma è stato lanciato {roll.expression}.",
-            spec.paragraph, roll=index, expected=None, found=roll.expression))
-        return RollCheck(tuple(out), face, rendered, None)
-    if want is not None and (roll.sides != want or roll.count != 1):
+            f"{spec.name} non richiede alcun lancio di dado, ma è stato lanciato {expression}.",
+            spec.paragraph, roll=index, expected=None, found=expression))
+        return _Static(tuple(out), (), None, 0, (), None, void=True)
+    if want is not None and (sides != want or count != 1):
         out.append(verdict(
             "dice.wrong_die", post,
-            f"{spec.name} in Fase {ctx.phase.capitalize()} si lancia con 1d{want}, non con {roll.count}d{roll.sides}.",
-            spec.paragraph, roll=index, expected=f"1d{want}", found=f"{roll.count}d{roll.sides}"))
+            f"{spec.name} in Fase {ctx.phase.capitalize()} si lancia con 1d{want}, non con {count}d{sides}.",
+            spec.paragraph, roll=index, expected=f"1d{want}", found=f"{count}d{sides}"))
 
-    tag = roll.tag
     mods = tag.modifiers if tag else ()
     listed: dict[str, int] = {}
     for m in mods:
@@ -125,21 +159,25 @@ def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck
         listed[fac] = listed.get(fac, 0) + m.amount
     listed_sum = sum(m.amount for m in mods)
     corrections: list[tuple[str, int]] = []
-    if mods and listed_sum != roll.constant:
+    if source == "forumotion_gm" and constant == 0 and mods:
+        # Forumotion's Game Master rolls the bare dice: the label's modifiers are the whole constant
+        constant = listed_sum
+        forum_constant = listed_sum
+    if mods and listed_sum != constant:
         out.append(verdict(
             "dice.modifier_mismatch", post,
             f"I modificatori elencati sommano a {signed(listed_sum)}, ma il dado è stato lanciato con "
-            f"{signed(roll.constant)} ({roll.expression}).",
-            P_LANCIO, roll=index, expected=listed_sum, found=roll.constant,
+            f"{signed(constant)} ({expression}).",
+            P_LANCIO, roll=index, expected=listed_sum, found=constant,
             details={"modifiers": [[m.amount, m.label] for m in mods]}))
         # RULINGS #6 (ours: the lower of the two readings decides; a mismatch never helps its author)
-        if listed_sum < roll.constant:
-            corrections.append(("modificatori elencati", listed_sum - roll.constant))
-    elif not mods and roll.constant:
+        if listed_sum < constant:
+            corrections.append(("modificatori elencati", listed_sum - constant))
+    elif not mods and constant:
         out.append(verdict(
             "dice.modifier_mismatch", post,
-            f"Il lancio ha {signed(roll.constant)} ma non elenca i Fattori e i Bonus che lo compongono.",
-            P_LANCIO, roll=index, expected="modificatori elencati", found=roll.constant, severity="warning"))
+            f"Il lancio ha {signed(constant)} ma non elenca i Fattori e i Bonus che lo compongono.",
+            P_LANCIO, roll=index, expected="modificatori elencati", found=constant, severity="warning"))
 
     # Fattore Distanza and Fattore Mira: attacks only; never in the defensive phase of a Contrattacco.
     for fac, rng, rule, name in (("distanza", DISTANZA_RANGE, P_DISTANZA, "Distanza"),
@@ -247,15 +285,14 @@ def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck
                 f"Bonus {name} {signed(listed[fac])}: la situazione va confermata dal master.",
                 P_DESCRIZIONE, roll=index, found=listed[fac]))
 
-    total = None
-    if rendered is not None:
-        total = rendered + sum(d for _, d in corrections)
-    return RollCheck(tuple(out), face, rendered, total, tuple(corrections), mira, mira_value, listed)
+    return _Static(tuple(out), tuple(corrections), mira, mira_value, tuple(listed.items()), forum_constant)
 
 
 def requirement_stacks(f: Fighter, spec: ActionSpec, phase: Phase) -> list[Requirement]:
     """Type-1 maluses on this roll: Sbilanciamento on Probabilità di Difendere, Stordimento on every roll."""
     out: list[Requirement] = []
+    if not f.stacks.entries:
+        return out
     sb = f.stack_count("Sbilanciamento")
     st = f.stack_count("Stordimento")  # the text's "per ogni Stack di Sbilanciamento" under Stordimento: a typo
     defending = phase == "difensiva" and spec.role == "difensiva"
@@ -268,19 +305,24 @@ def requirement_stacks(f: Fighter, spec: ActionSpec, phase: Phase) -> list[Requi
 
 def requirement_declared(roll: Roll, spec: ActionSpec, phase: Phase, multi: str | None) -> list[Requirement]:
     """Maluses the label itself declares: Sbalzo −2, Costrizione Impropria −2, Bersagli Multipli mirati −2."""
+    return list(_declared(roll.tag, roll.label, spec, phase, multi))
+
+
+@lru_cache(maxsize=4096)
+def _declared(tag: DiceLabel | None, label: str, spec: ActionSpec, phase: Phase, multi: str | None) -> tuple[Requirement, ...]:
     out: list[Requirement] = []
     if phase != "offensiva" or spec.role == "difensiva" and not spec.counter:
-        return out
-    tag = roll.tag
-    head = normalise(" ".join(((tag.action or "") if tag else roll.label,) + (tuple(tag.techniques) if tag else ())))
-    if "sbalzo" in head.split() or "sbalzare" in head.split():
+        return ()
+    head = normalise(" ".join(((tag.action or "") if tag else label,) + (tuple(tag.techniques) if tag else ())))
+    words = head.split()
+    if "sbalzo" in words or "sbalzare" in words:
         out.append(Requirement("sbalzo", T.SBALZO_DICHIARATO_COLPIRE, "Sbalzo", P_SBALZO, False))
     if "costrizione impropria" in head:
         out.append(Requirement("costrizione", T.COSTRIZIONE_IMPROPRIA_COLPIRE, "Costrizione Impropria",
                                P_COSTR_IMPROPRIA, False))
     if multi == "mirato":
         out.append(Requirement("bersagli", T.MIRATI_MULTIPLI_COLPIRE, "Bersagli Multipli", P_BERSAGLI, False))
-    return out
+    return tuple(out)
 
 
 def multi_kind(roll: Roll) -> str | None:
@@ -289,6 +331,11 @@ def multi_kind(roll: Roll) -> str | None:
     tag = roll.tag
     if tag is None or len(tag.targets) < 2:
         return None
+    return _multi(tag)
+
+
+@lru_cache(maxsize=4096)
+def _multi(tag: DiceLabel) -> str:
     head = normalise(" ".join((tag.action or "",) + tuple(tag.techniques) + tuple(m.label for m in tag.modifiers)))
     if "area totale" in head:
         return "area_totale"

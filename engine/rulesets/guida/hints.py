@@ -18,7 +18,7 @@ def next_character(state: GuidaState) -> str | None:
     order yet, their target."""
     if state.last and state.last in state.order and len(state.order) > 1:
         return state.order[(state.order.index(state.last) + 1) % len(state.order)]
-    pending = [a.target for a in state.incoming if not a.generic]
+    pending = [a.target for a in state.incoming if not a.annulled and a.target != state.last]
     if pending:
         return pending[0]
     return state.order[0] if state.order else None
@@ -65,7 +65,7 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
     dex = live_stat(f, "Destrezza", turn)
     hints: list[str] = []
     incoming_rows = []
-    attacks = [a for a in state.incoming if a.target == who and not a.generic]
+    attacks = [a for a in state.incoming if a.target == who and not a.generic and not a.annulled]
     for a in attacks:
         incoming_rows.append({
             "attacker": a.attacker, "post": a.post, "roll": a.roll, "action": ACTIONS[a.action].name,
@@ -136,6 +136,12 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
             mods = mods_for("difendere", extra)
             dice.append({"phase": "difensiva", "action": spec.name, "against": a.post,
                          "tag": dice_tag(spec.name, spec.die_difensiva or 0, who, a.attacker, mods)})
+    for g in (a for a in state.incoming if a.target == who and a.generic and not a.annulled):
+        spec = ACTIONS["contrattacco_generica"]
+        hints.append(f"{g.attacker} ha compiuto un'Azione Generica ({ACTIONS[g.action].name}, totale {g.total}): "
+                     "puoi contrattaccarla con un Contrattacco su Azione Generica.")
+        dice.append({"phase": "difensiva", "action": spec.name, "against": g.post,
+                     "tag": dice_tag(spec.name, 18, who, g.attacker, mods_for("colpire", []))})
     opponents = [n for n in state.order if n != who]
     for o in opponents:
         mods = mods_for("colpire", [])

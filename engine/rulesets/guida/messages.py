@@ -22,7 +22,7 @@ SEVERITY: dict[str, Severity] = {
     "turn.extra_main_action": "error",
     "turn.extra_defense": "error",
     "turn.out_of_turn": "error",
-    "turn.no_defense": "info",
+    "turn.extra_liberazione": "error",
     "outcome.action_annulled": "info",
     "outcome.hit": "info",
     "outcome.defended": "info",

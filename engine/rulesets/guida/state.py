@@ -21,6 +21,16 @@ def frozen_map(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(d)) if d else EMPTY
 
 
+def evolve(obj: Any, **changes: Any) -> Any:
+    """`dataclasses.replace` for the plain frozen dataclasses of this module, without re-running `__init__`
+    (the replay's hot path: a new immutable value that shares every unchanged field with the old one)."""
+    new = object.__new__(obj.__class__)
+    d = new.__dict__
+    d.update(obj.__dict__)
+    d.update(changes)
+    return new
+
+
 @dataclass(frozen=True)
 class DueDamage:
     """A damage (or cure, negative) the character must record in its next Registro."""
@@ -128,7 +138,7 @@ class GuidaState:
     def with_fighter(self, f: Fighter) -> GuidaState:
         d = dict(self.fighters)
         d[f.name] = f
-        return replace(self, fighters=MappingProxyType(d))
+        return evolve(self, fighters=MappingProxyType(d))
 
 
-__all__ = ["DueDamage", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]
+__all__ = ["evolve", "DueDamage", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]

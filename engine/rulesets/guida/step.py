@@ -4,11 +4,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from ...history import Character, DamageCalc, Post, Registry, Technique, Thread
 from ...verdicts import Verdict
+from . import bersagli as B
 from . import damage as D
 from . import stacks as S
 from . import tables as T
@@ -22,7 +24,7 @@ from .messages import (
     P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA, P_FLUSSO,
     P_INIZIALE, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed, verdict,
 )
-from .state import EMPTY, DueDamage, Fighter, GuidaState, Hit, Incoming, Ruling, frozen_map
+from .state import EMPTY, DueDamage, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -33,6 +35,8 @@ _STACK_DECL = re.compile(
     r"incendio|congelamento)", re.IGNORECASE)
 _PREPARAZIONE = re.compile(r"\bpreparazione\b", re.IGNORECASE)
 _DIFESA_NULLA = re.compile(r"\bdifesa\s+nulla\b", re.IGNORECASE)
+ONE = Fraction(1)
+HALF = Fraction(1, 2)
 DAMAGE_KINDS = {"normale", "puro", "semi-puro", "semipuro", "aggiuntivo", "ambientale", "cura"}
 
 
@@ -83,13 +87,13 @@ def step(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
         last_post = state.extra.get("last_post")
         if post.rolls and prev is not None and last_post is not None and post.answers in (None, last_post.id):
             # Forumotion: the forum's dice arrive in a separate post; re-read the answered post with them
-            merged = replace(last_post, rolls=last_post.rolls + post.rolls)
+            merged = replace(last_post, rolls=last_post.rolls + post.rolls)  # a history Post: the real replace
             new, verdicts = _player(prev, merged)
-            new = replace(new, extra=frozen_map({**new.extra, "last_post": merged}))
+            new = evolve(new, extra=frozen_map({**new.extra, "last_post": merged}))
             return new, verdicts
-        return replace(state, posts=state.posts + 1), []
+        return evolve(state, posts=state.posts + 1), []
     new, verdicts = _player(state, post)
-    new = replace(new, extra=frozen_map({**new.extra, "before_last": state, "last_post": post}))
+    new = evolve(new, extra=frozen_map({**new.extra, "before_last": state, "last_post": post}))
     return new, verdicts
 
 
@@ -149,7 +153,7 @@ def _player(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
 
     f = p.me
     turn = f.turn + 1
-    f = replace(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
+    f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
     p.me = f
     _fase_iniziale_stacks(p)
     _schema(p)
@@ -158,7 +162,7 @@ def _player(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
 
     f = p.me
     incoming = tuple(a for a in p.incoming if a.target != name) + tuple(p.new_incoming)
-    new = replace(state, fighters=MappingProxyType(p.fighters), order=order, last=name, incoming=incoming,
+    new = evolve(state, fighters=MappingProxyType(p.fighters), order=order, last=name, incoming=incoming,
                   hits=tuple(p.hits), posts=state.posts + 1, aliases=aliases)
     return new, p.verdicts
 
@@ -191,7 +195,7 @@ def _fase_iniziale_stacks(p: _Post) -> None:
     for d in fi.damages:
         due.append(DueDamage(d.amount, "PV", f.name, d.steps[0] if d.steps else d.kind, p.post.id, "motore"))
     costr = tuple(c for c in f.costrizioni if c not in fi.broken)
-    p.me = replace(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
+    p.me = evolve(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
                    costrizione=f.costrizione if costr else None, allentamento=f.allentamento if costr else 0)
     for name, cond, lost in fi.decayed:
         p.v("outcome.stacks", p.post.id, f"Fase Iniziale: {f.name} perde {lost} Stack di {name}.",
@@ -230,13 +234,13 @@ def _schema(p: _Post) -> None:
         if not stats:
             # the first schema is the reference; the engine adds the maluses it tracks from then on
             stats = frozen_map({k: (b, bonus - sum(d for lab, d in _maluses(f, k))) for k, (b, bonus) in written.items()})
-        f = replace(f, schema_stats=frozen_map(written), stats=stats)
+        f = evolve(f, schema_stats=frozen_map(written), stats=stats)
     pv = schema.resources.get("PV")
     pe = schema.resources.get("PE")
     if pv and pv.max:
-        f = replace(f, pv_max=pv.max)
+        f = evolve(f, pv_max=pv.max)
     if pe and pe.max:
-        f = replace(f, pe_max=pe.max)
+        f = evolve(f, pe_max=pe.max)
     p.me = f
     _registro(p, pv.current if pv else None, pe.current if pe else None)
 
@@ -257,7 +261,7 @@ def _apply_due_without_registro(p: _Post) -> None:
     pv = f.pv
     if pv is not None:
         pv -= sum(d.amount for d in f.due if d.amount is not None and d.resource == "PV")
-    p.me = replace(f, pv=pv, due=())
+    p.me = evolve(f, pv=pv, due=())
 
 
 def _registro(p: _Post, pv_now: int | None, pe_now: int | None) -> None:
@@ -323,7 +327,7 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None) -> None:
         new_pe = pe_now if pe_now is not None else f.pe
     else:
         new_pe = f.pe + sums.get("PE", 0)
-    p.me = replace(f, pv=new_pv, pe=new_pe, due=(),
+    p.me = evolve(f, pv=new_pv, pe=new_pe, due=(),
                    pv_written=pv_now if pv_now is not None else f.pv_written,
                    pe_written=pe_now if pe_now is not None else f.pe_written)
 
@@ -391,6 +395,25 @@ def _evaluate(calc: DamageCalc) -> int | None:
     return int(value // 1)
 
 
+@lru_cache(maxsize=2048)
+def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None, bonus: int | None,
+             mult: Fraction, reasons: str, armatura: D.Armatura | None, minimo: int,
+             blocca_puri: str = "meta_potenziale") -> D.DamageResult | None:
+    """The damage.py formula for these numbers (cached: fights repeat the same numbers turn after turn)."""
+    mults = [D.Multiplier(mult, reasons)] if mult != 1 else []
+    if kind == "puro" and potenziale is not None and bonus is not None:
+        return D.danno_puro(potenziale, bonus, armatura=armatura, multipliers=mults, armatura_blocca_puri=blocca_puri)
+    if kind == "semi-puro" and None not in (pot, res, potenziale, bonus):
+        return D.danno_semipuro(pot, res, potenziale, bonus, armatura=armatura, multipliers=mults,  # type: ignore[arg-type]
+                                danno_minimo=minimo, armatura_blocca_puri=blocca_puri)
+    if kind == "cura" and potenziale is not None and bonus is not None:
+        return D.cura_principale(potenziale, bonus, armatura=armatura)
+    if pot is not None and res is not None:
+        return D.danno_normale(pot, res, armatura=armatura, multipliers=mults, aggiuntivo=kind == "aggiuntivo",
+                               danno_minimo=minimo)
+    return None
+
+
 def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tuple[int | None, list[str], str | None]:
     """The engine's damage for a hit: registry first, then the numbers stated in the calculation (RULINGS #7).
     Returns (amount or None, explanation steps, basis)."""
@@ -427,22 +450,15 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tupl
                 pot = potenziale + bonus
         if res is None and _stated(calc, "Resistenza") is not None:
             res, basis = int(_stated(calc, "Resistenza")), "dichiarato"
-    mults = [D.Multiplier(hit.multiplier, "; ".join(hit.reasons))] if hit.multiplier != 1 else []
     minimo = int(state.settings.get("danno_minimo", 0) or 0)
     try:
-        if kind == "puro" and potenziale is not None and bonus is not None:
-            r = D.danno_puro(potenziale, bonus, multipliers=mults)
-        elif kind == "semi-puro" and None not in (pot, res, potenziale, bonus):
-            r = D.danno_semipuro(pot, res, potenziale, bonus, multipliers=mults, danno_minimo=minimo)
-        elif kind == "cura" and potenziale is not None and bonus is not None:
-            r = D.cura_principale(potenziale, bonus)
-        elif pot is not None and res is not None:
-            r = D.danno_normale(pot, res, armatura=_armatura(reg, atk.target), multipliers=mults,
-                                aggiuntivo=kind == "aggiuntivo", danno_minimo=minimo)
-        else:
-            return None, [], None
+        r = _formula(kind, pot, res, potenziale, bonus, hit.multiplier, "; ".join(hit.reasons),
+                     _armatura(reg, atk.target), minimo,
+                     str(state.settings.get("armatura_blocca_puri", "meta_potenziale")))
     except T.MechanicsError as exc:
         return None, [str(exc)], None
+    if r is None:
+        return None, [], None
     amount = -r.amount if r.cura else r.amount
     return amount, list(r.steps), basis
 
@@ -495,7 +511,7 @@ def _damage_calcs(p: _Post) -> None:
         if target is not None:
             resource = calc.resource if calc is not None else "PV"
             due = target.due + (DueDamage(amount, resource, atk.attacker, tech, atk.post, basis or "dichiarato"),)
-            target = replace(target, due=due)
+            target = evolve(target, due=due)
             # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento")
             if calc is not None:
                 target = _declared_stacks(p, target, calc, damage=amount)
@@ -519,7 +535,13 @@ def _match_calc(calcs: list[DamageCalc], atk: Incoming) -> DamageCalc | None:
     return None
 
 
+_ACCECATO = re.compile(r"\baccecat[oaie]\b|\baccecamento\b", re.IGNORECASE)
+_COSTRIZIONI = tuple(sorted(T.COSTRIZIONE_DESTREZZA, key=len, reverse=True))
+
+
 def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | None) -> Fighter:
+    """What the attacker's calculation says the hit applies: "2 Stack di Sbilanciamento", "Accecato",
+    a Costrizione effect ("Blocco Braccia"). Its numbers (Valore di Costrizione) stay with the master."""
     wanted: list[tuple[str, int]] = []
     for n, name in _STACK_DECL.findall(calc.raw):
         canon = " ".join(w.capitalize() for w in name.split())
@@ -528,6 +550,15 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
         except S.UnknownStack:
             continue
         wanted.append((canon, int(n)))
+    if _ACCECATO.search(calc.raw) and not any(n == "Accecamento" for n, _ in wanted):
+        wanted.append(("Accecamento", 1))
+    low = calc.raw.lower()
+    effects = tuple(c for c in _COSTRIZIONI if c.lower() in low and c not in target.costrizioni)
+    if effects:
+        target = evolve(target, costrizioni=target.costrizioni + effects)
+        p.v("outcome.stacks", p.post.id,
+            f"{target.name} subisce la Costrizione: " + ", ".join(effects) + " (Valore di Costrizione: lo stabilisce "
+            "il master).", "Costrizione e Liberazione › Costrizione", found=list(effects))
     if not wanted:
         return target
     return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo=calc.kind == "aggiuntivo",
@@ -555,7 +586,7 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
             + " (attive dal suo prossimo turno).",
             P_STACK2 if any(S.tipo_of(s) == 2 for s, _ in res.applied) else P_STACK1,
             found=dict(res.applied))
-    return replace(target, stacks=res.stacks)
+    return evolve(target, stacks=res.stacks)
 
 
 # --- rolls: Fase Difensiva and Fase Offensiva -----------------------------------------------------
@@ -579,6 +610,7 @@ def _rolls(p: _Post) -> None:
     mine = [a for a in p.incoming if a.target == name]
     dfn = _Defence()
     main_count: dict[str, int] = {}
+    liberazioni: dict[str, int] = {}
     defensive_open = True
     offensive_seen = False
     settings = p.state.settings
@@ -634,7 +666,8 @@ def _rolls(p: _Post) -> None:
             lvl = _prevedibile(n)
             if lvl:
                 reqs.append(Requirement("prevedibile_difesa", -lvl, "Difesa Prevedibile", P_DESCRIZIONE, False))
-        destrezza = live_stat(f, "Destrezza") if actor_f is not None else None
+        # Liberazione / Percezione / Mimetizzazione add a Bonus Statistica, not the Fattore Statistica
+        destrezza = live_stat(f, "Destrezza") if actor_f is not None and spec.key not in _VALUES else None
         ds = f.schema_stats.get("Destrezza") if actor_f is not None else None
         ctx = RollContext(spec=spec, phase=phase, destrezza=destrezza,
                           destrezza_schema=(ds[0] + ds[1]) if ds else None, requirements=tuple(reqs),
@@ -644,6 +677,10 @@ def _rolls(p: _Post) -> None:
         p.verdicts.extend(chk.verdicts)
         if not spec.die(phase):
             continue  # an action without a die (flagged above): nothing to resolve from the roll
+        if spec.key in _VALUES:
+            _value_roll(p, i, spec, chk, actor, liberazioni)
+            if phase == "offensiva":
+                continue
         if phase == "difensiva":
             _count_uses(p, actor, spec, phase, tag)
             _defend(p, i, roll, spec, chk, target_attack, dfn, mine)
@@ -676,10 +713,10 @@ def _rolls(p: _Post) -> None:
         if a.id in dfn.answered or a.generic or a.annulled:
             continue
         if dfn.failed:
-            _hit(p, a, Fraction(1), ["Difese successive a una fallita: considerate fallite"], None, dfn.failed_roll)
+            _hit(p, a, ONE, ["Difese successive a una fallita: considerate fallite"], None, dfn.failed_roll)
             continue
         said = bool(_DIFESA_NULLA.search(post.body or ""))
-        _hit(p, a, Fraction(1), ["Difesa Nulla" if said else "nessuna Difesa lanciata (Difesa Nulla)"], "Difesa Nulla", None)
+        _hit(p, a, ONE, ["Difesa Nulla" if said else "nessuna Difesa lanciata (Difesa Nulla)"], "Difesa Nulla", None)
     # Preparazione: no main action rolled and the post says so
     me = p.me
     prepared = not offensive_seen and bool(_PREPARAZIONE.search(post.body or "")) and not dfn.failed
@@ -688,8 +725,36 @@ def _rolls(p: _Post) -> None:
         if stacks != me.stacks:
             p.v("outcome.stacks", post.id, f"Preparazione: {name} rimuove le Stack di Stordimento e Sbilanciamento.",
                 ACTIONS["preparazione"].paragraph)
-        me = replace(me, stacks=stacks)
-    p.me = replace(me, preparazione=prepared)
+        me = evolve(me, stacks=stacks)
+    p.me = evolve(me, preparazione=prepared)
+
+
+_VALUES = {
+    "liberazione": ("Valore di Liberazione", "il Valore di Costrizione", "Costrizione e Liberazione › Liberazione"),
+    "percezione": ("Valore di Percezione", "il Valore di Mimetizzazione del Bersaglio",
+                   "Percezione e Mimetizzazione › Percezione"),
+    "mimetizzazione": ("Valore di Mimetizzazione", "il Valore di Percezione di chi cerca",
+                       "Percezione e Mimetizzazione › Mimetizzazione"),
+    "mascheramento": ("Valore di Mascheramento", "il Valore di Percezione di chi cerca",
+                      "Percezione e Mimetizzazione › Mascheramento"),
+}
+
+
+def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, liberazioni: dict[str, int]) -> None:
+    """Liberazione / Percezione / Mimetizzazione: the die is checked; the values they are compared with (a
+    Costrizione's, the other side's) come from prose and the Regolamento Tecniche, so the master compares them."""
+    name, other, rule = _VALUES[spec.key]
+    if spec.key == "liberazione":
+        liberazioni[actor] = liberazioni.get(actor, 0) + 1
+        if liberazioni[actor] > T.LIBERAZIONI_PER_TURNO:
+            p.v("turn.extra_liberazione", p.post.id,
+                f"{actor}: al più {T.LIBERAZIONI_PER_TURNO} Tentativo di Liberazione per Turno.", rule, roll=i,
+                expected=T.LIBERAZIONI_PER_TURNO, found=liberazioni[actor])
+            return
+    p.v("ruling.needed", p.post.id,
+        f"{name} di {actor}: dado {chk.face if chk.face is not None else '?'}, totale {chk.total if chk.total is not None else '?'}"
+        f" (più Bonus Potenziale e Bonus Statistica del Regolamento Tecniche): il master lo confronta con {other}.",
+        rule, roll=i, found=chk.total)
 
 
 def _prevedibile(n: int) -> int:
@@ -704,12 +769,12 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         uses = dict(f.uses_attack)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = replace(f, uses_attack=frozen_map(uses))
+        p.fighters[actor] = evolve(f, uses_attack=frozen_map(uses))
     elif phase == "difensiva" and spec.role == "difensiva":
         uses = dict(f.uses_defense)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = replace(f, uses_defense=frozen_map(uses))
+        p.fighters[actor] = evolve(f, uses_defense=frozen_map(uses))
 
 
 def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
@@ -763,7 +828,7 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
         p.v("outcome.action_annulled", post.id,
             f"{spec.name} contro {who}: considerata fallita perché una Difesa precedente è fallita.",
             P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll})
-        _hit(p, atk, Fraction(1), ["Difesa successiva a una fallita"], spec.name, i)
+        _hit(p, atk, ONE, ["Difesa successiva a una fallita"], spec.name, i)
         return
     if chk.total is None or atk.total is None:
         p.v("dice.no_total", post.id,
@@ -793,22 +858,22 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
         dfn.failed_roll = i
         if spec.counter:
             dfn.counter[spec.key] = "fallito"
-        _hit(p, atk, Fraction(1), [f"{spec.name} battuta sul tempo ({Dv} < {A})"], spec.name, i, numbers=numbers)
+        _hit(p, atk, ONE, [f"{spec.name} battuta sul tempo ({Dv} < {A})"], spec.name, i, numbers=numbers)
         return
     tie = Dv == A
     if spec.key in ("protezione", "protezione_alleato", "difesa_nulla_alleato"):
         dfn.protezione_ok = True
-        _hit(p, atk, Fraction(1, 2), [f"Protezione riuscita ({Dv} ≥ {A}): Danni dimezzati"], spec.name, i,
+        _hit(p, atk, HALF, [f"Protezione riuscita ({Dv} ≥ {A}): Danni dimezzati"], spec.name, i,
              numbers=numbers, protezione=True, defended_message=True)
         return
     if spec.key == "contrattacco_diretto":
         dfn.counter[spec.key] = "riuscito"
-        _hit(p, atk, Fraction(1), [f"Contrattacco Diretto riuscito ({Dv} ≥ {A}): il Difensore subisce in pieno "
+        _hit(p, atk, ONE, [f"Contrattacco Diretto riuscito ({Dv} ≥ {A}): il Difensore subisce in pieno "
                                    "l'Attacco e l'Attaccante dovrà difendersi dal Contrattacco"], spec.name, i,
              numbers=numbers)
         return
     if tie and spec.tie_half_damage:
-        _hit(p, atk, Fraction(1, 2), [f"Pareggio ({Dv} = {A}): vince il Difensore ma subisce Danno dimezzato"],
+        _hit(p, atk, HALF, [f"Pareggio ({Dv} = {A}): vince il Difensore ma subisce Danno dimezzato"],
              spec.name, i, numbers=numbers)
         return
     if spec.intercepts:
@@ -823,7 +888,7 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
         if physical is False:
             dfn.failed = True
             dfn.failed_roll = i
-            _hit(p, atk, Fraction(1), ["Sbilanciamento funziona solo contro gli Attacchi Fisici Diretti"], spec.name, i,
+            _hit(p, atk, ONE, ["Sbilanciamento funziona solo contro gli Attacchi Fisici Diretti"], spec.name, i,
                  numbers=numbers)
             return
         if physical is None:
@@ -848,6 +913,8 @@ def _physical(reg: Registry, atk: Incoming) -> bool | None:
         return v
     if t.kind == "arma" or "fisic" in (t.type or "").lower():
         return True
+    if t.type and "offensiva" in t.type.lower():
+        return False  # an offensive technique the registry types as not physical (Energetica, Spirituale…)
     return None
 
 
@@ -856,7 +923,7 @@ def _drop_group(p: _Post, atk: Incoming, i: int) -> None:
     others = [a for a in p.incoming if a.group == atk.group and a.id != atk.id]
     if not others:
         return
-    if atk.multi == "mirato":
+    if B.fermato_per_tutti({"multipli": "multiplo"}.get(atk.multi or "mirato", atk.multi or "mirato")):
         p.incoming = [a for a in p.incoming if not (a.group == atk.group and a.id != atk.id)]
         p.v("outcome.action_annulled", p.post.id,
             f"L'Attacco a Bersagli Multipli di {atk.attacker} è fermato: annullato anche per "
@@ -911,7 +978,7 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
         dfn.failed_roll = i
         if spec.counter:
             dfn.counter[spec.key] = "fallito"
-        _hit(p, replace(atk, potenziale_factor=atk.potenziale_factor * r.factor), Fraction(1),
+        _hit(p, evolve(atk, potenziale_factor=atk.potenziale_factor * r.factor), ONE,
              [f"Confronto di Potenza perso: l'Attacco prosegue con Potenziale {'dimezzato' if r.factor != 1 else 'intatto'}"],
              spec.name, i, numbers=numbers)
         return
@@ -986,7 +1053,7 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
             id=f"{p.post.id}#{i}#{t}", attacker=actor, target=t, post=p.post.id, roll=i, action=spec.key,
             techniques=tuple(tag.techniques) if tag else (), total=chk.total, rendered=chk.rendered, face=chk.face,
             mira=chk.mira, generic=generic, group=f"{p.post.id}#{i}", multi=multi, n_targets=len(targets),
-            counter=spec.counter, potenziale_factor=dfn.counter_factor.get(spec.key, Fraction(1)),
+            counter=spec.counter, potenziale_factor=dfn.counter_factor.get(spec.key, ONE),
             annulled=annulled))
 
 
@@ -997,6 +1064,7 @@ def parse_rulings(text: str) -> list[tuple[str, str, str]]:
     return [(m.group(1).lower(), m.group(2), m.group(3).strip()) for m in _RULING_LINE.finditer(text or "")]
 
 
+_LIBERATO = re.compile(r"^liberat[oaie]\s+(.+)$", re.IGNORECASE)
 _DANNO = re.compile(r"^danno\s+(-?\d+)$|^danni\s+(-?\d+)$", re.IGNORECASE)
 
 
@@ -1015,13 +1083,22 @@ def _master(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
             n = int(m.group(1) or m.group(2))
             for k, h in enumerate(hits):
                 if h.attack.post == target_post or h.resolved_in == target_post:
-                    hits[k] = replace(h, ruled=n)
+                    hits[k] = evolve(h, ruled=n)
                     applied = f"danno {n} per il colpo del post {h.attack.post}"
             for name, f in fighters.items():
-                due = tuple(replace(d, amount=n, basis="ruling") if d.attack_post == target_post else d for d in f.due)
+                due = tuple(evolve(d, amount=n, basis="ruling") if d.attack_post == target_post else d for d in f.due)
                 if due != f.due:
-                    fighters[name] = replace(f, due=due)
+                    fighters[name] = evolve(f, due=due)
                     applied = f"danno {n} da registrare per {name}"
+        elif _LIBERATO.match(low):
+            who = _resolve_name(state, _LIBERATO.match(low).group(1)) or ""
+            f = fighters.get(who) or next((x for n, x in fighters.items() if n.lower() == who.lower()), None)
+            if f is not None:
+                stacks = f.stacks
+                for cond in {e.condition for e in f.stacks.entries if e.condition}:
+                    stacks, _ = S.remove_condition(stacks, cond)
+                fighters[f.name] = evolve(f, costrizioni=(), costrizione=None, allentamento=0, stacks=stacks)
+                applied = f"{f.name} è libero da ogni Costrizione"
         elif low in ("annullato", "annullata", "fallito", "fallita", "nessun danno"):
             before = len(incoming) + len(hits)
             incoming = [a for a in incoming if a.post != target_post]
@@ -1031,5 +1108,5 @@ def _master(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
         verdicts.append(verdict("ruling.applied", post.id,
                                 f"Decisione del master su {code} (post {target_post}): {decision} — {applied}.",
                                 P_RULING, details={"code": code, "post": target_post, "decision": decision}))
-    return replace(state, rulings=tuple(rulings), hits=tuple(hits), incoming=tuple(incoming),
+    return evolve(state, rulings=tuple(rulings), hits=tuple(hits), incoming=tuple(incoming),
                    fighters=MappingProxyType(fighters), posts=state.posts + 1), verdicts

@@ -8,7 +8,7 @@ from typing import Any
 from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread
 from ...verdicts import Verdict
-from ..starfinder.labels import Label, fold, line_after, parse, position_in
+from ..starfinder.labels import Label, as_int, as_list, fold, gm_constant, line_after, parse, position_in
 from . import tables as T
 
 KEYWORDS = ("PF", "margine", "slot")
@@ -57,6 +57,7 @@ class Fighter:
     pd_max: int | None = None
     seen: bool = False
     touched: bool = False
+    since: tuple[tuple[int, str, str], ...] = ()  # Registro lines owed: changes since its last post
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,10 @@ class Poteri:
             held = [e for e in state.effects if e.caster == n]
             out[n] = {
                 "pf": f.pf, "pf_max": f.pf_max, "pd": f.pd, "pd_max": f.pd_max,
-                "slots_used": sum(e.slots for e in held), "slots": state.settings["slots"],
+                "slot": sum(e.slots for e in held), "slot_max": state.settings["slots"],
+                # active effects on this fighter, in the overlay's stack form
+                "stacks": [{"name": e.power, "count": 1, "remaining": e.remaining, "type": e.type, "from": e.caster}
+                           for e in state.effects if e.target == n],
                 "effects": [{"power": e.power, "type": e.type, "caster": e.caster, "target": e.target,
                              "slots": e.slots, "remaining": e.remaining} for e in state.effects
                             if e.caster == n or e.target == n],
@@ -168,32 +172,56 @@ class Poteri:
         return out
 
     def next_hint(self, state: State, character: str | None = None) -> dict[str, Any]:
+        """Who posts next, the Resistenze it owes, its pools and slots, Registro lines and ready dice tags."""
         nxt = character
         if nxt is None and state.order:
             nxt = state.order[(state.order.index(state.last) + 1) % len(state.order)] \
                 if state.last in state.order else state.order[0]
-        hint: dict[str, Any] = {"ruleset": self.id, "character": nxt}
+        hint: dict[str, Any] = {"ruleset": self.id, "character": nxt, "incoming": [], "stats": {}, "registro": [],
+                                "hints": [], "dice_tags": []}
         if nxt is None:
+            hint["hints"].append("Nessun turno giocato finora.")
             return hint
-        hint["state"] = self.characters(state).get(nxt)
-        hint["resistenze"] = [
-            {"da": p.caster, "potere": p.power, "caratteristica": p.stat, "potere_piu_intensita": p.potency,
-             "tag": f"[dice=1d100]Resistenza [{p.stat or '…'}] ({nxt} vs {p.caster})[/dice]"}
-            for p in state.pending if p.target == nxt
-        ]
-        f = state.fighters.get(nxt)
-        tags = []
+        f = state.fighters.get(nxt, Fighter(nxt))
+        summary = self.characters(state).get(nxt, {})
+        hint["state"] = summary
+        for key, attr in (("PF", "pf"), ("PD", "pd")):
+            if getattr(f, attr) is not None:
+                mx = getattr(f, attr + "_max")
+                hint["stats"][key] = f"{getattr(f, attr)}/{mx}" if mx is not None else getattr(f, attr)
+        hint["stats"]["Slot"] = f"{summary.get('slot', 0)}/{state.settings['slots']}"
+        hint["registro"] = [{"amount": a, "resource": r, "label": lab, "line": f"{a:+d} {r} [{lab}]"}
+                            for a, r, lab in f.since]
+        for p in state.pending:
+            if p.target != nxt:
+                continue
+            hint["incoming"].append({"from": p.caster, "action": f"Attacco magico (Resistenza su {p.stat or '?'})",
+                                     "technique": p.power, "total": p.potency, "post": p.post})
+            hint["dice_tags"].append({"label": f"Resistenza contro {p.power}",
+                                      "tag": f"[dice=1d100]Resistenza [{p.stat or '…'}] ({nxt} vs {p.caster})[/dice]"})
+        for e in state.effects:
+            if e.caster == nxt and e.remaining is not None:
+                hint["hints"].append(f"{e.power} su {e.target}: ancora {e.remaining} turni (compreso questo)."
+                                     if e.remaining > 1 else f"{e.power} su {e.target}: ultimo turno.")
+            if e.target == nxt and e.caster != nxt and e.type in ("Debilitante", "Mentale"):
+                hint["hints"].append(f"Sotto {e.power} di {e.caster}"
+                                     + (f": impedisce {', '.join(e.extra.get('impedisce', []))}."
+                                        if e.extra.get("impedisce") else "."))
+        if f.pf == 0:
+            hint["hints"].append("0 PF: niente Attacchi magici.")
         c = _find(state.registry.characters, nxt)
         for tname in (c.techniques if c else ()):
             p = self._power(state, tname, parse(""))
             if p.type == "Attacco":
-                pf = min(3, f.pf) if f and f.pf else 0
+                pf = min(T.PF_MAX, f.pf) if f.pf else 0
                 if pf:
-                    tags.append(f"[dice=1d100]Potere [{p.name}] ({nxt} vs …) PF {pf}[/dice] poi "
-                                f"[dice={pf}d6+3]Danni [{p.name}] ({nxt} vs …)[/dice]")
+                    hint["dice_tags"].append({"label": f"{p.name} con {pf} PF",
+                                              "tag": f"[dice=1d100]Potere [{p.name}] ({nxt} vs …) PF {pf}[/dice]"})
+                    hint["dice_tags"].append({"label": f"Danni di {p.name}",
+                                              "tag": f"[dice={pf}d6+3]Danni [{p.name}] ({nxt} vs …)[/dice]"})
             elif p.type:
-                tags.append(f"[dice=1d100]Potere [{p.name}] {{{p.type}}} ({nxt} vs …)[/dice]")
-        hint["dice_tags"] = tags
+                hint["dice_tags"].append({"label": f"{p.name} ({p.type})",
+                                          "tag": f"[dice=1d100]Potere [{p.name}] ({nxt} vs …)[/dice]"})
         return hint
 
     # ---- the fold
@@ -203,7 +231,8 @@ class Poteri:
         fresh = False
         poster = _canon(state, post.character or (post.schema.character if post.schema else None)
                         or (post.author if post.role == "player" else None))
-        items = self._items(post)
+        # a Forumotion Game-Master post's dice are paired with the player post it answers by the scraper
+        items = self._items(post) if post.role != "gm_bot" else []
         if post.role == "player" and poster:
             state = self._ensure(state, poster)
             f0 = state.fighters[poster]
@@ -232,8 +261,11 @@ class Poteri:
                         T.R_DAMAGE, roll=it.index, expected="Potere di Attacco", found="solo danni")
             elif it.kind in ("rissa", "weapon"):
                 state = self._physical_attack(state, it, poster, ctx)
+            elif it.kind == "liberation":
+                state = self._liberation(state, it, poster, ctx)
         if post.role == "player" and poster:
             state = self._schema(state, post, poster, ctx, fresh)
+            state = self._set(state, replace(state.fighters[poster], since=()))  # its Registro is written
             state = replace(state, last=poster)
         return state, ctx.verdicts
 
@@ -268,15 +300,16 @@ class Poteri:
                 slots = int(tag)
             elif fold(tag) in ("prima", "dopo"):
                 timing = tag.strip().capitalize()
-        value = extra.get("valore")
+        value = as_int(extra.get("valore"))
         if value is None and t is not None and t.potenziale is not None:
             value = t.potenziale
-        duration = extra.get("durata")
-        return _Power(name=t.name if t else name, type=ptype, slots=int(slots or 0),
+        for k in ("immune", "impedisce"):
+            extra[k] = [str(x) for x in as_list(extra.get(k))]
+        stat = extra.get("resistenza")
+        return _Power(name=t.name if t else name, type=ptype, slots=max(0, as_int(slots) or 0),
                       timing=str(timing).capitalize() if timing else None,
-                      duration=int(duration) if isinstance(duration, (int, float)) else None,
-                      value=int(value) if isinstance(value, (int, float)) else None,
-                      stat=extra.get("resistenza"), extra=extra)
+                      duration=as_int(extra.get("durata")), value=value,
+                      stat=str(stat) if stat else None, extra=extra)
 
     def _items(self, post: Post) -> list[_Item]:
         out = []
@@ -290,6 +323,8 @@ class Poteri:
                 kind = "damage"
             elif a.startswith("resistenza"):
                 kind = "resist"
+            elif a.startswith("liberazione") or a.startswith("liberarsi") or a.startswith("prova di liberazione"):
+                kind = "liberation"
             elif a.startswith("rissa"):
                 kind = "rissa"
             elif any(a.startswith(w) for w in T.ATTACK_ACTIONS):
@@ -416,6 +451,41 @@ class Poteri:
                     allowed = False
         return state, allowed
 
+    # ---- liberation tests: only those the Power provides
+
+    def _liberation(self, state: State, it: _Item, poster: str | None, ctx: _Ctx) -> State:
+        who = _canon(state, it.label.actor) or poster
+        named = fold(it.label.techniques[0]) if it.label.techniques else None
+        holds = [e for e in state.effects if e.target == who and e.caster != who
+                 and (named is None or fold(e.power) == named)]
+        if not holds:
+            ctx.add("poteri.liberation_without_effect", "warning",
+                    f"{who} tenta di liberarsi, ma non è sotto un effetto da cui liberarsi.", T.R_DURATION,
+                    roll=it.index, expected="effetto attivo", found=None)
+            return state
+        e = holds[0]
+        provided = e.extra.get("liberazione")
+        if not provided:
+            ctx.add("poteri.liberation_not_allowed", "error",
+                    f"{e.power} non prevede prove di liberazione: l'effetto continua per la durata indicata.",
+                    T.R_DURATION, roll=it.index, expected="nessuna prova", found="prova di liberazione",
+                    power=e.power)
+            return state
+        c = _find(state.registry.characters, who)
+        st = _find(c.stats, str(provided)) if (c and isinstance(provided, str)) else None
+        esito, margin, assumption = self._outcome(state, it, st.total if st is not None else None, ctx,
+                                                  T.R_DURATION, "la prova di liberazione")
+        if esito is None:
+            ctx.add("ruling.needed", "warning", f"Esito della prova di liberazione da {e.power} sconosciuto.",
+                    T.R_DURATION, roll=it.index)
+            return state
+        if esito == "fallimento":
+            ctx.add("outcome.liberation_failed", "info", f"{who} non si libera da {e.power}.", T.R_DURATION,
+                    roll=it.index, expected=st.total if st is not None else None, found=self._face(it.roll),
+                    assumption=assumption)
+            return state
+        return self._end(state, e, ctx, f"{who} supera la prova di liberazione prevista", roll=it.index)
+
     # ---- Rissa and weapons
 
     def _physical_attack(self, state: State, it: _Item, poster: str | None, ctx: _Ctx) -> State:
@@ -443,7 +513,8 @@ class Poteri:
                     ctx.add("poteri.pf_exceeded", "error", f"{actor} non ha il PF per la Rissa.", T.R_FATIGUE,
                             roll=it.index, expected=T.RISSA_PF, found=f.pf)
                 else:
-                    state = self._set(state, replace(f, pf=f.pf - T.RISSA_PF, touched=f.touched or not f.seen))
+                    state = self._set(state, replace(f, pf=f.pf - T.RISSA_PF, touched=f.touched or not f.seen,
+                                                     since=f.since + ((-T.RISSA_PF, "PF", "Rissa"),)))
             if forced and ctx.post.schema and ctx.post.schema.registro:
                 for entry in ctx.post.schema.registro:
                     if entry.resource == "PF" and entry.amount < 0 and "rissa" in fold(entry.label):
@@ -470,6 +541,11 @@ class Poteri:
                     "{Curativo}…).", T.R_TYPES, roll=it.index, expected="tipologia", found=None)
             return state, set()
         self._timing(p, it, ctx)
+        mine = {fold(x) for x in as_list(p.extra.get("incompatibile"))}
+        for e in list(state.effects):
+            theirs = {fold(str(x)) for x in as_list(e.extra.get("incompatibile"))}
+            if fold(e.power) in mine or fold(p.name) in theirs:
+                state = self._end(state, e, ctx, f"è stato lanciato {p.name}, incompatibile", roll=it.index)
         if target:
             state = self._ensure(state, target)
         if p.type == "Attacco":
@@ -480,8 +556,8 @@ class Poteri:
             return state, set()
         cost = it.label.numbers.get("PF")
         if cost is None:
-            cost = (_find(state.registry.techniques, p.name).cost.get("PF")
-                    if _find(state.registry.techniques, p.name) else None)
+            tech = _find(state.registry.techniques, p.name)
+            cost = as_int(tech.cost.get("PF")) if tech else None
         if cost:
             f = state.fighters[caster]
             if f.pf is not None:
@@ -524,7 +600,8 @@ class Poteri:
                         roll=it.index, expected=new, found=f.pd + gain)
             ctx.add("outcome.cure", "info", f"{target} recupera {new - f.pd} PD (PD {f.pd} → {new}).", T.R_CURE,
                     roll=it.index, expected=new - f.pd, found=gain)
-            state = self._set(state, replace(f, pd=new, touched=f.touched or not f.seen))
+            state = self._set(state, replace(f, pd=new, touched=f.touched or not f.seen,
+                                             since=f.since + (((new - f.pd), "PD", p.name),) if new != f.pd else f.since))
             return state, set()
         # Difensivo / Debilitante / Mentale: a persistent effect in the caster's slots
         return self._hold(state, it, p, caster, target, ctx), set()
@@ -536,12 +613,12 @@ class Poteri:
         if pos is None:
             return
         before, after = pos
-        # narrative = text outside the dice lines; a little slack for titles and schema headers
-        if p.timing == "Prima" and before > 80 and after < 40:
+        # narrative = lines that are not schema, Registro or dice; a little slack for a title or a signature
+        if p.timing == "Prima" and before >= 30 and after < 10:
             ctx.add("poteri.timing", "warning", f"{p.name} è {{Prima}}: va tirato prima dell'azione a cui è "
                     "collegato, non dopo.", T.R_TIMING, roll=it.index, expected="Prima", found="Dopo",
                     chars_before=before, chars_after=after)
-        if p.timing == "Dopo" and before < 40 and after > 80:
+        if p.timing == "Dopo" and before < 10 and after >= 30:
             ctx.add("poteri.timing", "warning", f"{p.name} è {{Dopo}}: va lanciato dopo l'azione in cui se ne "
                     "descrive l'uso.", T.R_TIMING, roll=it.index, expected="Dopo", found="Prima",
                     chars_before=before, chars_after=after)
@@ -646,7 +723,7 @@ class Poteri:
     def _damage(self, state: State, it: _Item | None, spend: int, p: _Power, ctx: _Ctx) -> int | None:
         if it is None:
             return None
-        r = it.roll
+        r = gm_constant(it.roll, T.DAMAGE_BASE)  # Forumotion's Game Master rolls only the dice
         if not r.authentic:
             ctx.add("dice.not_authentic", "error", "Il tiro dei danni non è autentico.", T.R_DAMAGE, roll=it.index,
                     expected="tiro del forum", found=", ".join(r.problems) or r.source)
@@ -660,8 +737,8 @@ class Poteri:
         else:
             return None
         cap = int(state.settings["damage_cap"])
-        if p.extra.get("limite_danno") is not None:
-            cap = int(p.extra["limite_danno"])  # "capacità eccezionali ... devono dichiararlo espressamente"
+        if as_int(p.extra.get("limite_danno")) is not None:
+            cap = as_int(p.extra["limite_danno"])  # "capacità eccezionali ... devono dichiararlo espressamente"
         if raw > cap:
             ctx.add("poteri.damage_capped", "info", f"Danno {raw} oltre il limite: {cap} PD.", T.R_DAMAGE,
                     roll=it.index, expected=cap, found=raw)
@@ -679,7 +756,8 @@ class Poteri:
         ctx.add("outcome.damage", "info", f"{target} subisce {damage} PD da {source} (PD {f.pd} → {new}).", rule,
                 roll=roll, expected=damage, found=full if full is not None else damage, assumption=assumption,
                 target=target)
-        return self._set(state, replace(f, pd=new, touched=f.touched or not f.seen))
+        return self._set(state, replace(f, pd=new, touched=f.touched or not f.seen,
+                                        since=f.since + (((new - f.pd), "PD", source),) if new != f.pd else f.since))
 
     # ---- the target's Resistenza
 
@@ -771,7 +849,7 @@ class Poteri:
                 updates[attr] = res.current
                 continue
             if res.current != mine:
-                ctx.add("registro.pool_mismatch", "error",
+                ctx.add(f"registro.{key.lower()}_mismatch", "error",
                         f"{actor} dovrebbe avere {key} {mine} ({what}), lo schema scrive {res.current}.",
                         T.R_PF if key == "PF" else T.R_DAMAGE, expected=mine, found=res.current, resource=key)
         return self._set(state, replace(f, **updates))

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ...history import Roll
 
 # `Azione [Tecnica, Tecnica] {Tag} (Attore vs Bersaglio, Altro): (+2 [Motivo] -4 [Motivo]) resto`
 _ACTION = re.compile(r"^\s*([^\[\(\{:]*)")
@@ -100,15 +103,56 @@ def line_after(body: str, raw_label: str) -> str:
     return body[start: end if end >= 0 else len(body)]
 
 
+_NOT_NARRATIVE = re.compile(
+    r"(?i)^\s*(?:(?:PF|PD|PS|PR|PV|PE|cosmo)\s*[:=]|registro\b|personaggio\s*:|scheda\b|nome\s*:|[-+]\s*\d+\s+\w+\s*\[)"
+    r"|\b\d+\s*d\s*\d+\b|\[dice")
+
+
 def position_in(body: str, raw_label: str) -> tuple[int, int] | None:
-    """(characters of text before, characters after) the label in the body, None when not found."""
+    """(characters of narrative before, characters of narrative after) the label's line in the body, None when
+    the label is not found. Schema lines, Registro lines and dice lines are not narrative."""
     probe = (raw_label or "").strip()[:40]
     if not body or not probe:
         return None
-    i = body.find(probe)
-    if i < 0:
+    lines = body.split("\n")
+    at = next((n for n, ln in enumerate(lines) if probe in ln), None)
+    if at is None:
         return None
-    end = i + len(raw_label.strip())
-    before = len(re.sub(r"\s+", "", body[:i]))
-    after = len(re.sub(r"\s+", "", body[end:]))
-    return before, after
+
+    def narrative(chunk: list[str]) -> int:
+        return sum(len(re.sub(r"\s+", "", ln)) for ln in chunk if ln.strip() and not _NOT_NARRATIVE.search(ln))
+
+    return narrative(lines[:at]), narrative(lines[at + 1:])
+
+
+def as_int(value: Any) -> int | None:
+    """A registry number, or None when it is missing or not a whole number (bad input is never a crash)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
+        return int(value)
+    return None
+
+
+def as_list(value: Any) -> list[Any]:
+    """A registry list; a lone string is a one-item list."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return list(value)
+    return [value]
+
+
+def gm_constant(r: Roll, declared: int) -> Roll:
+    """Forumotion's Game Master rolls only the dice (`1d20`): the constant is what the player's label declares."""
+    if r.source != "forumotion_gm" or r.constant != 0 or not declared:
+        return r
+    sign = "+" if declared > 0 else "-"
+    return replace(r, constant=declared, expression=f"{r.count}d{r.sides}{sign}{abs(declared)}",
+                   total=None if r.total is None else r.total + declared)
+
+

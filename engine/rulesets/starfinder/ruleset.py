@@ -9,7 +9,7 @@ from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread
 from ...verdicts import Verdict
 from . import tables as T
-from .labels import Label, fold, line_after, parse
+from .labels import Label, as_int, as_list, fold, gm_constant, line_after, parse
 
 KEYWORDS = ("CAE", "CAC", "CA", "CD")
 
@@ -50,6 +50,7 @@ class Fighter:
     nonlethal: int = 0
     seen: bool = False  # has posted (its schema was read) at least once
     touched: bool = False  # the engine changed its pools before it first posted
+    since: tuple[tuple[int, str, str], ...] = ()  # Registro lines owed: changes since its last post
 
     def has(self, cond: str) -> bool:
         return cond in self.conditions
@@ -129,9 +130,9 @@ def _mod(c: Character | None, ability: str) -> int | None:
     if c is None:
         return None
     mods = c.extra.get("mod") or c.extra.get("modificatori") or {}
-    for k, v in mods.items():
-        if T.ABILITIES.get(fold(k)) == ability:
-            return int(v)
+    for k, v in (mods.items() if isinstance(mods, dict) else ()):
+        if T.ABILITIES.get(fold(str(k))) == ability:
+            return as_int(v)
     for k, st in c.stats.items():
         if T.ABILITIES.get(fold(k)) == ability:
             return T.ability_modifier(st.total)
@@ -142,13 +143,9 @@ def _int_extra(obj: Any, *keys: str) -> int | None:
     if obj is None:
         return None
     for k in keys:
-        v = obj.extra.get(k)
-        if isinstance(v, bool):
-            continue
-        if isinstance(v, (int, float)):
-            return int(v)
-        if isinstance(v, str) and re.fullmatch(r"\s*-?\d+\s*", v):
-            return int(v)
+        v = as_int(obj.extra.get(k))
+        if v is not None:
+            return v
     return None
 
 
@@ -160,12 +157,12 @@ def _proficient(c: Character | None, w: Technique | None) -> bool | None:
     profs = c.extra.get("competenze")
     if profs is None:
         return None
-    names = {fold(p) for p in profs}
+    names = {fold(str(p)) for p in as_list(profs)}
     return fold(w.name) in names or fold(str(w.extra.get("categoria", ""))) in names
 
 
 def _armour_penalty(c: Character | None) -> tuple[int, tuple[str, ...]]:
-    arm = (c.extra.get("armatura") if c else None) or {}
+    arm = (c.extra.get("armatura") if c else None) or {}  # {competente = false, potenziata = true}
     if not isinstance(arm, dict) or arm.get("competente", True):
         return 0, ()
     if arm.get("potenziata"):
@@ -245,6 +242,8 @@ class Starfinder:
         mult = settings.get("critical_multiplier")
         if not isinstance(mult, int) or isinstance(mult, bool) or mult < 1:
             raise BadSetting("starfinder: critical_multiplier must be an integer ≥ 1")
+        if not isinstance(settings.get("natural_20_critical"), bool):
+            raise BadSetting("starfinder: natural_20_critical must be true or false")
         if settings.get("round_rule") not in ("ciclo", "master"):
             raise BadSetting("starfinder: round_rule must be 'ciclo' or 'master'")
         if settings.get("nonlethal_at_zero_ps") not in ("master", "pf"):
@@ -270,27 +269,45 @@ class Starfinder:
         return out
 
     def next_hint(self, state: State, character: str | None = None) -> dict[str, Any]:
+        """Who posts next, the saves it owes, its pools, the Registro lines to copy and ready dice tags."""
         nxt = character
         if nxt is None and state.order:
             alive = [n for n in state.order if not state.fighters.get(n, Fighter(n)).has("Morto")]
             if alive:
-                if state.last in alive:
-                    nxt = alive[(alive.index(state.last) + 1) % len(alive)]
-                else:
-                    nxt = alive[0]
-        hint: dict[str, Any] = {"ruleset": self.id, "round": state.round, "character": nxt}
+                nxt = alive[(alive.index(state.last) + 1) % len(alive)] if state.last in alive else alive[0]
+        hint: dict[str, Any] = {"ruleset": self.id, "round": state.round, "character": nxt, "incoming": [],
+                                "stats": {}, "registro": [], "hints": [], "dice_tags": []}
         if nxt is None:
+            hint["hints"].append("Nessun turno giocato finora.")
             return hint
-        f = state.fighters.get(nxt)
-        hint["state"] = self.characters(state).get(nxt)
-        hint["saves"] = [
-            {"tiro": p.save, "cd": p.cd, "da": p.source, "tecnica": p.technique, "esito_se_riesce": p.result,
-             "tag": f"[dice=1d20+N]Tiro Salvezza [{p.save}] ({nxt} vs {p.source}): (+N [{p.save}])"
-                    + (f" CD {p.cd}" if p.cd is not None else "") + "[/dice]"}
-            for p in state.pending if p.target == nxt
-        ]
+        f = state.fighters.get(nxt, Fighter(nxt))
+        summary = self.characters(state).get(nxt, {})
+        for key, attr in (("PS", "ps"), ("PF", "pf"), ("PR", "pr")):
+            if getattr(f, attr) is not None:
+                mx = getattr(f, attr + "_max")
+                hint["stats"][key] = f"{getattr(f, attr)}/{mx}" if mx is not None else getattr(f, attr)
+        for key in ("CAE", "CAC"):
+            if summary.get(key) is not None:
+                hint["stats"][key] = summary[key]
+        hint["state"] = summary
+        hint["registro"] = [{"amount": a, "resource": r, "label": lab, "line": f"{a:+d} {r} [{lab}]"}
+                            for a, r, lab in f.since]
+        for p in state.pending:
+            if p.target != nxt:
+                continue
+            hint["incoming"].append({"from": p.source, "action": f"Tiro Salvezza su {p.save}", "technique": p.technique,
+                                     "total": p.cd, "post": p.post, "if_success": p.result})
+            saves = (_char(state, nxt) or Character(nxt)).extra.get("TS")
+            bonus = None
+            for k, v in (saves.items() if isinstance(saves, dict) else ()):
+                if T.save_of(str(k)) == p.save:
+                    bonus = as_int(v)
+            expr = f"1d20{bonus:+d}" if bonus else "1d20"
+            terms = f": ({bonus:+d} [{p.save}])" if bonus else ""
+            hint["dice_tags"].append({"label": f"Tiro Salvezza contro {p.technique}",
+                                      "tag": f"[dice={expr}]Tiro Salvezza [{p.save}] ({nxt} vs {p.source}){terms}"
+                                             + (f" CD {p.cd}" if p.cd is not None else "") + "[/dice]"})
         c = _char(state, nxt)
-        tags = []
         for tname in (c.techniques if c else ()):
             w = _technique(state, tname)
             if w is None or fold(w.kind) not in ("arma", "granata"):
@@ -304,11 +321,14 @@ class Starfinder:
             prof = _proficient(c, w)
             total = bab + mod + (-4 if prof is False else 0)
             mods = f"+{bab} [BAB] {mod:+d} [{ability}]" + (" -4 [Non competente]" if prof is False else "")
-            tags.append(f"[dice=1d20{total:+d}]Attacco [{w.name}] ({nxt} vs …): ({mods}) vs "
-                        f"{T.ca_for_damage_type(_damage_type(w)) if not w.extra.get('ca') else w.extra['ca']} …[/dice]")
-        hint["dice_tags"] = tags
-        if f and f.has("Morente"):
-            hint["note"] = "Morente: perde 1 PR per round finché non viene stabilizzato."
+            ca = str(w.extra["ca"]).upper() if w.extra.get("ca") else T.ca_for_damage_type(_damage_type(w))
+            hint["dice_tags"].append({"label": f"Attacco con {w.name}",
+                                      "tag": f"[dice=1d20{total:+d}]Attacco [{w.name}] ({nxt} vs …): ({mods}) "
+                                             f"vs {ca} …[/dice]"})
+        if f.has("Morente"):
+            hint["hints"].append("Morente: perde 1 PR per round finché non viene stabilizzato.")
+        if f.has("Privo di Sensi"):
+            hint["hints"].append("Privo di Sensi: nessun attacco in questo turno.")
         return hint
 
     # ---- the fold
@@ -327,7 +347,8 @@ class Starfinder:
             state = self._master_round(state, post, ctx)
         state = self._stabilise(state, post, ctx)
 
-        items = self._items(post)
+        # a Forumotion Game-Master post's dice are paired with the player post it answers by the scraper
+        items = self._items(post) if post.role != "gm_bot" else []
         groups = self._groups(items, ctx)
         actor_f = state.fighters.get(actor) if actor else None
         if actor_f and (actor_f.has("Privo di Sensi") or actor_f.has("Morto")) and any(
@@ -349,6 +370,7 @@ class Starfinder:
         if post.role == "player" and actor:
             state = self._unrolled_saves(state, post, actor, resolved_saves, ctx)
             state = self._schema(state, post, actor, ctx, fresh)
+            state = self._set(state, replace(state.fighters[actor], since=()))  # its Registro is written
             state = replace(state, last=actor)
         return state, ctx.verdicts
 
@@ -398,7 +420,7 @@ class Starfinder:
                         f"{name} è Morente con 0 Punti Risolutezza e ne dovrebbe perdere un altro: muore.",
                         T.R_POOLS, expected=0, found=0, assumption=assumption, fighter=name, round=state.round)
             else:
-                f = replace(f, pr=f.pr - 1)
+                f = replace(f, pr=f.pr - 1, since=f.since + ((-1, "PR", "Morente"),))
                 ctx.add("starfinder.dying", "info",
                         f"{name} è Morente: perde 1 Punto Risolutezza all'inizio del round {state.round} "
                         f"(PR {f.pr + 1} → {f.pr}).", T.R_POOLS, expected=f.pr, found=f.pr + 1,
@@ -680,13 +702,19 @@ class Starfinder:
             hit = total >= ca
         if hit is not None and face not in (1,):
             verified = expected_bonus is not None
+            note = (f" (bonus corretto {bonus:+d}; il tiro aveva {it.roll.constant:+d})"
+                    if verified and bonus != it.roll.constant else "")
             ctx.add("outcome.hit" if hit else "outcome.miss", "info",
-                    (f"Colpito: {face} + {bonus} = {total} contro {kind} {ca}." if hit
-                     else f"Mancato: {face} + {bonus} = {total} contro {kind} {ca}."),
+                    f"{'Colpito' if hit else 'Mancato'}: {face} {bonus:+d} = {total} contro {kind} {ca}{note}.",
                     rule_ca, roll=used, expected=ca, found=total, face=face, bonus=bonus, verified=verified,
                     rendered_total=it.roll.total, target=target, critical=crit)
         if hit and target:
             return self._resolve_damage(state, g, attacker, target, w, mode, crit, ctx)
+        if hit and g.damage:
+            ctx.add("ruling.needed", "warning", "Colpito, ma l'etichetta non dice chi è il bersaglio "
+                    "(`(Attaccante vs Bersaglio)`): danni da applicare a mano.", T.R_DAMAGE, roll=g.damage[0].index,
+                    expected="bersaglio", found=None)
+            return state
         if g.damage:
             ctx.add("starfinder.damage_on_miss", "warning", "L'attacco non è andato a segno: i danni non si applicano.",
                     T.R_DAMAGE, roll=g.damage[0].index, expected=0, found=len(g.damage))
@@ -815,9 +843,11 @@ class Starfinder:
                     f"{target} non ha più PS: il testo non dice cosa fa un Danno Non Letale ai PF. Decide il master.",
                     T.R_MIN_DAMAGE, roll=roll, expected=None, found=1, assumption="nonlethal_at_zero_ps")
             pf_loss = 0
+        owed = tuple((-n, k, source) for n, k in ((ps_loss, "PS"), (pf_loss, "PF")) if n)
         f = replace(f, ps=f.ps - ps_loss, pf=f.pf - pf_loss, nonlethal=f.nonlethal + (dmg if nonlethal else 0),
-                    touched=f.touched or not f.seen)
-        parts = [f"PS {f.ps + ps_loss} → {f.ps}"] + ([f"PF {f.pf + pf_loss} → {f.pf}"] if pf_loss else [])
+                    touched=f.touched or not f.seen, since=f.since + owed)
+        parts = ([f"PS {f.ps + ps_loss} → {f.ps}"] if ps_loss or not pf_loss else []) + (
+            [f"PF {f.pf + pf_loss} → {f.pf}"] if pf_loss else [])
         ctx.add("outcome.damage", "info", f"{target} subisce {dmg} danni da {source}: " + ", ".join(parts) + ".",
                 T.R_POOLS, roll=roll, expected=dmg, found=total, target=target, ps_loss=ps_loss, pf_loss=pf_loss,
                 assumption=assumption)
@@ -835,6 +865,8 @@ class Starfinder:
         attacker = _canon(state, label.actor) or actor
         tech = _technique(state, label.techniques[0]) if label.techniques else None
         ts = (tech.extra.get("ts") if tech else None) or {}
+        if not isinstance(ts, dict):
+            ts = {"tipo": str(ts)}
         targets = [_canon(state, t) for t in label.targets]
         if not ts or not targets:
             ctx.add("starfinder.damage_without_attack", "warning",
@@ -925,9 +957,9 @@ class Starfinder:
                     expected=declared, found=it.roll.constant)
         saves = (c.extra.get("TS") if c else None) or {}
         reg_bonus = None
-        for k, v in saves.items():
-            if T.save_of(k) == save:
-                reg_bonus = int(v)
+        for k, v in (saves.items() if isinstance(saves, dict) else ()):
+            if T.save_of(str(k)) == save and as_int(v) is not None:
+                reg_bonus = as_int(v)
         core = sum(a for a, n in label.modifiers if T.save_of(n) or T.ability_of(n))
         extras = sum(a for a, n in label.modifiers if not (T.save_of(n) or T.ability_of(n)))
         expected_bonus = None
@@ -1045,20 +1077,11 @@ class Starfinder:
                 updates[attr] = res.current  # the first schema opens the fight's accounts
                 continue
             if res.current != mine:
-                ctx.add("registro.pool_mismatch", "error",
+                ctx.add(f"registro.{key.lower()}_mismatch", "error",
                         f"{actor} dovrebbe avere {key} {mine}, lo schema scrive {res.current}.",
                         T.R_POOLS, expected=mine, found=res.current, resource=key)
         f = replace(f, **updates)
         return replace(state, fighters={**state.fighters, actor: f})
-
-
-def gm_constant(r: Roll, declared: int) -> Roll:
-    """Forumotion's Game Master rolls only the dice (`1d20`): the constant is what the player's label declares."""
-    if r.source != "forumotion_gm" or r.constant != 0 or not declared:
-        return r
-    sign = "+" if declared > 0 else "-"
-    return replace(r, constant=declared, expression=f"{r.count}d{r.sides}{sign}{abs(declared)}",
-                   total=None if r.total is None else r.total + declared)
 
 
 def _product(ms: list[int]) -> int:

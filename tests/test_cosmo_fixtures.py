@@ -1,0 +1,125 @@
+"""The `cosmo` fixture story rendered on ForumFree, phpBB and Forumotion, parsed by the scraper and audited."""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+import pytest
+
+from engine import replay
+from tests.plugins.common import FIXTURES
+
+sys.path.insert(0, str(FIXTURES))
+make_fixtures = pytest.importorskip("make_fixtures")
+parse = pytest.importorskip("scraper.parse")
+registry_file = pytest.importorskip("scraper.registry_file")
+
+STORY = "cosmo_santuario"
+
+# The fight's registry as a master writes it (scraper.registry_file); see docs/rulesets/cosmo.md.
+REGISTRY_TOML = """
+[characters.Elettra]
+player = "StellaPolare"
+stats = { Forza = 260, Mente = 180, "Resistenza" = 240, "Volontà" = 200, "Reattività" = 310 }
+pv_max = 1000
+cosmo_max = 500
+techniques = ["Sblocco Potenziale Fisico", "Telecinesi", "Catena Stellare"]
+extra = { armatura = true }
+
+[characters.Orione]
+player = "Cacciatore"
+stats = { Forza = 230, Mente = 250, "Resistenza" = 200, "Volontà" = 220, "Reattività" = 235 }
+pv_max = 900
+cosmo_max = 400
+techniques = ["Sblocco Potenziale Fisico", "Telecinesi", "Freccia di Orione"]
+extra = { armatura = false }
+
+[techniques."Catena Stellare"]
+kind = "special"
+owner = "Elettra"
+extra = { livello = 2, statistica = "Forza", pool = 380, effetto = "Bloccante" }
+
+[techniques."Freccia di Orione"]
+kind = "special"
+owner = "Orione"
+extra = { livello = 1, statistica = "Mente", pool = 360 }
+"""
+
+# The forum's Tabella 5 and level malus (a forum config; not the rule text's numbers).
+SETTINGS = {
+    "tabella5": [
+        {"nome": "Leggero", "min": 1, "max": 50, "con_armatura": "1d10", "senza_armatura": "1d20", "turni": 1},
+        {"nome": "Moderato", "min": 51, "max": 100, "con_armatura": "1d20", "senza_armatura": "1d40", "turni": 2},
+        {"nome": "Pesante", "min": 101, "max": 300, "con_armatura": "1d40", "senza_armatura": "1d80", "turni": 3},
+        {"nome": "One shot", "min": 301},
+    ],
+    "level_malus": {"1": 40, "2": 80},
+}
+
+SITES = {
+    "forumfree": (make_fixtures.Site("forumfree", "ff-current", "santuario-gdr.forumfree.it", "Santuario GdR", 5),
+                  make_fixtures.render_forumfree),
+    "phpbb": (make_fixtures.Site("phpbb", "prosilver", "forum.cavalieri-gdr.it", "Cavalieri GdR", 5),
+              make_fixtures.render_phpbb),
+    "forumotion": (make_fixtures.Site("forumotion", "phpbb2", "santuario.forumattivo.com", "Santuario", 5),
+                   make_fixtures.render_forumotion),
+}
+
+
+@pytest.fixture(scope="module")
+def story():
+    return make_fixtures.load_story(STORY)
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return registry_file.load_registry(REGISTRY_TOML)
+
+
+def _audit(story, registry, platform: str):
+    site, render = SITES[platform]
+    rows = render(story, site)
+    assert len(rows) >= 2  # the story spans pages
+    history = parse.parse_pages([(data, url) for _, url, data, _ in rows], registry=registry)
+    return replay(history, "cosmo", registry, settings=SETTINGS)
+
+
+@pytest.mark.parametrize("platform", sorted(SITES))
+def test_story_audited_code_by_code(story, registry, platform):
+    audit = _audit(story, registry, platform)
+    ids = [str(p["id"]) for p in story["posts"]]
+    by_post = {p.id.lstrip("p"): p for p in audit.posts}
+    assert set(ids) <= set(by_post), f"posts lost in parsing on {platform}"
+    expected = Counter((str(e["post"]), e["code"]) for e in story["expected"])
+    found = Counter((pid, v.code) for pid, pa in by_post.items() for v in pa.verdicts
+                    if v.severity in ("error", "warning") or (pid, v.code) in expected)
+    missing = expected - found
+    assert not missing, f"{platform}: missing {sorted(missing)}"
+    extra = {k for k in found if k not in expected}
+    assert not extra, f"{platform}: unexpected {sorted(extra)}"
+
+
+@pytest.mark.parametrize("platform", sorted(SITES))
+def test_story_numbers_and_final_state(story, registry, platform):
+    audit = _audit(story, registry, platform)
+    by_post = {p.id.lstrip("p"): p for p in audit.posts}
+
+    def one(pid: str, code: str):
+        vs = [v for v in by_post[pid].verdicts if v.code == code]
+        assert vs, f"{code} not in post {pid}"
+        return vs[0]
+
+    assert (one("910140", "outcome.damage").expected, one("910140", "outcome.damage").found) == ("Moderato", 60)
+    level = one("910150", "outcome.damage")
+    assert (level.expected, level.found, level.assumption) == ("Pesante", 200, "level_malus")
+    assert one("910150", "registro.pool_mismatch").expected == 969
+    assert one("910160", "cosmo.blocked").expected == 3
+    raised = one("910180", "outcome.damage")
+    assert (raised.expected, raised.found) == ("Moderato", 40) and "malus blocco 80" in raised.message
+    assert one("910200", "cosmo.freed").found == 140
+    assert one("910220", "cosmo.surrender_refused").found == 808
+    elettra, orione = audit.characters["Elettra"], audit.characters["Orione"]
+    assert (elettra["pv"], elettra["cosmo"]) == (969, 350)
+    assert (orione["pv"], orione["cosmo"]) == (808, 140)
+    assert "Sconfitto" in orione["conditions"] and orione["blocco"] is None
+    assert orione["danni_da_tirare"] == ["Pesante"]

@@ -1,0 +1,88 @@
+"""`arbitro audit`: history JSON and saved pages in, text / JSON / Markdown out, named errors, never a traceback."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from server.cli import main
+from tests.plugins.engine import Fight, R
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+H = {"Destrezza": 6, "Costituzione": 4}
+Q = {"Destrezza": 4, "Costituzione": 5}
+
+
+@pytest.fixture()
+def history_file(tmp_path):
+    f = Fight()
+    f.post("Hollow", pv=(52, 52), pe=(40, 40), stats=H,
+           rolls=[R("1d12+6", 7, "Attacco [Artigli Affilati, Sonìdo] (Hollow vs Quincy): (+2 [Raggio Corto], +2 [Bonus Arma] -1 [Mirato Arti] +6 [Destrezza])")])
+    f.post("Quincy", pv=(48, 48), pe=(46, 46), stats=Q,
+           rolls=[R("1d24+6", 2, "Protezione (Quincy vs Hollow): (+2 [Bonus Protezione] +4 [Destrezza])")])
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(f.history().to_dict()), encoding="utf-8")
+    return path
+
+
+def test_json_format(history_file, capsys):
+    assert main(["audit", str(history_file), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["format"] == "arbitro.audit/1" and doc["ruleset"] == "guida"
+    assert doc["posts"][0]["verdicts"][0]["code"] == "dice.modifier_mismatch"
+    assert doc["characters"]["Quincy"]["pv_max"] == 48
+    assert doc["next"]["character"] == "Hollow"
+
+
+def test_text_format_without_colour_when_not_a_tty(history_file, capsys):
+    assert main(["audit", str(history_file)]) == 0
+    out = capsys.readouterr().out
+    assert "dice.modifier_mismatch" in out and "Prossimo turno: Hollow" in out and "\033[" not in out
+    assert "[dice=1d12+" in out
+
+
+def test_markdown_and_character_filter(history_file, capsys, tmp_path):
+    out_file = tmp_path / "report.md"
+    assert main(["audit", str(history_file), "--format", "markdown", "--character", "Quincy", "-o", str(out_file)]) == 0
+    md = out_file.read_text(encoding="utf-8")
+    assert md.startswith("# Arbitro") and "Quincy" in md and "post [100]" not in md
+    assert "## Prossimo turno: Quincy" in md
+
+
+def test_settings_and_bad_setting(history_file, capsys):
+    assert main(["audit", str(history_file), "--setting", "ordine_turni=false", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["ordine_turni"] is False
+    assert main(["audit", str(history_file), "--setting", "nessuna=1"]) == 2
+    err = capsys.readouterr().err
+    assert "errore [engine]" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content,code", [
+    ('{"format": "arbitro.history/1", oops', "bad_json"),
+    ("{not json", "not_a_thread"),  # not a history: read as a saved api.php page, which it is not either
+    ('{"format": "arbitro.history/1", "thread": 3, "posts": []}', "bad_history"),
+])
+def test_bad_history_files(tmp_path, capsys, content, code):
+    path = tmp_path / "h.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["audit", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"[{code}]" in err and "Traceback" not in err
+
+
+def test_missing_file_and_unknown_ruleset(history_file, capsys):
+    assert main(["audit", "/nonexistent/h.json"]) == 2
+    assert "[not_found]" in capsys.readouterr().err
+    assert main(["audit", str(history_file), "--ruleset", "nessuno"]) == 2
+    assert "unknown ruleset" in capsys.readouterr().err
+
+
+def test_saved_pages_through_the_scraper(capsys):
+    pages = [ROOT / "fixtures" / "forumfree" / f"api_62345678_st{n}.json" for n in (0, 15)]
+    if not all(p.exists() for p in pages):
+        pytest.skip("fixture pages not generated")
+    assert main(["audit", *map(str, pages), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    codes = {v["code"] for p in doc["posts"] for v in p["verdicts"]}
+    assert {"dice.wrong_die", "turn.extra_main_action", "registro.missing_damage"} <= codes

@@ -1,0 +1,141 @@
+"""parse_page / parse_pages: charset handling, named errors, ordering and dedupe, characters, JSON round trip."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.history import CombatHistory, Registry, Character
+from scraper.errors import NotAThread, ParseError, ScrapeError, UnsupportedPlatform
+from scraper.parse import decode_html, parse_page, parse_pages
+
+FETCHED = "2026-11-09T12:00:00+01:00"
+HVQ = ["forumfree/topic_62345678_st0.html", "forumfree/topic_62345678_st15.html"]
+
+
+def _ff_page(body: str, *, charset: str = "utf-8", author: str = "Kurogane") -> str:
+    return f"""<html><head><meta http-equiv="Content-Type" content="text/html; charset={charset}"></head>
+<body id="topic"><div class="title"><h1>Prova</h1></div><ul><li class="post" id="ee1"><div class="nick">
+<a href="/?act=Profile&amp;MID=3">{author}</a></div><td class="right Item"><span class="when" title="2/3/2026, 21:00">x</span>
+<table class="color"><tr><td>{body}</td></tr></table></td></li></ul></body></html>"""
+
+
+def test_iso_8859_1_is_read_as_cp1252():
+    data = _ff_page("Città – “bella”", charset="iso-8859-1").encode("cp1252")
+    page = parse_page(data, "https://a.forumfree.it/?t=1")
+    assert page.posts[0].body == "Città – “bella”"
+
+
+def test_http_charset_wins_over_guessing():
+    data = _ff_page("perché").replace('charset=utf-8', '').encode("cp1252")
+    page = parse_page(data, "https://a.forumfree.it/?t=1", charset="windows-1252")
+    assert page.posts[0].body == "perché"
+
+
+def test_unlabelled_legacy_bytes_are_not_garbled():
+    data = _ff_page("Il Quincy è più rapido di così").replace('charset=utf-8', '').encode("cp1252")
+    page = parse_page(data, "https://a.forumfree.it/?t=1")
+    assert page.posts[0].body == "Il Quincy è più rapido di così"
+
+
+def test_mixed_encodings_are_repaired():
+    # a UTF-8 page where one pasted fragment is windows-1252
+    data = _ff_page("Città già così — XX").encode("utf-8").replace(b"XX", "però".encode("cp1252"))
+    page = parse_page(data, "https://a.forumfree.it/?t=1")
+    assert page.posts[0].body == "Città già così — però"
+    text, enc, repaired = decode_html(data)
+    assert enc == "utf-8" and repaired
+
+
+def test_utf8_fast_path_decodes_nothing():
+    text, enc, repaired = decode_html(_ff_page("Città").encode("utf-8"))
+    assert (text, enc, repaired) == (None, "utf-8", False)
+
+
+def test_mislabelled_utf8():
+    data = _ff_page("Città già", charset="iso-8859-1").encode("utf-8")
+    assert parse_page(data, "https://a.forumfree.it/?t=1").posts[0].body == "Città già"
+
+
+@pytest.mark.parametrize("data", [b"", b"   ", b"\x00\x00", b"<html><body><p>Ciao</p></body></html>",
+                                  b"\xff\xfe\x00<", b"{not json", b"<?xml version='1.0'?><a/>"])
+def test_not_a_thread(data):
+    with pytest.raises(NotAThread):
+        parse_page(data, "https://a.forumfree.it/?t=1")
+
+
+def test_index_page_is_not_a_thread(fixture_page):
+    with pytest.raises(NotAThread) as exc:
+        parse_page(*fixture_page("forumfree/index.html"))
+    assert exc.value.code == "not_a_thread" and "discussione" in str(exc.value)
+
+
+def test_unknown_platform_name(fixture_page):
+    with pytest.raises(UnsupportedPlatform):
+        parse_page(*fixture_page(HVQ[0]), platform="vbulletin")
+
+
+def test_forced_platform_that_does_not_match(fixture_page):
+    with pytest.raises(NotAThread):
+        parse_page(*fixture_page(HVQ[0]), platform="phpbb")
+
+
+def test_malformed_page_is_parsed_leniently(fixture_page):
+    page = parse_page(*fixture_page("forumfree/malformed_62000001.html"), fetched_at=FETCHED)
+    assert [p.id for p in page.posts] == ["620010", "620020"]
+    first, second = page.posts
+    assert first.author == "Kurogane" and first.timestamp == "2026-11-03T21:00:00+01:00"
+    assert [(r.expression, r.faces, r.total, r.authentic) for r in first.rolls] == [("1d12+6", (9,), 15, True)]
+    assert first.schema.resources["PV"].current == 52
+    assert "Il Quincy è in ritardo" in second.body  # the stray latin-1 byte repaired, the NUL dropped
+
+
+def test_topic_without_schemas(fixture_page):
+    history = parse_pages([fixture_page("forumfree/topic_63000001_st0.html")], fetched_at=FETCHED)
+    assert [(p.author, p.role, p.schema, p.rolls, p.character) for p in history.posts] == [
+        ("Kurogane", "player", None, (), "Kurogane"),
+        ("Seireitei_Ryo", "player", None, (), "Seireitei_Ryo"),
+        ("Niccolò", "master", None, (), None),
+    ]
+
+
+def test_pages_in_any_order_and_duplicates(fixture_page):
+    p1, p2 = fixture_page(HVQ[0]), fixture_page(HVQ[1])
+    a = parse_pages([p1, p2], fetched_at=FETCHED)
+    b = parse_pages([p2, p1, p2], fetched_at=FETCHED)
+    assert a == b
+    assert [p.id for p in a.posts] == [str(600110 + 10 * i) for i in range(18)]
+    assert a.thread.url == "https://bleach-gdr.forumfree.it/?t=62345678"
+
+
+def test_pages_of_different_threads(fixture_page):
+    with pytest.raises(ParseError):
+        parse_pages([fixture_page(HVQ[0]), fixture_page("forumfree/topic_63000001_st0.html")])
+
+
+def test_no_pages():
+    with pytest.raises(ParseError):
+        parse_pages([])
+
+
+def test_character_from_registry(fixture_page):
+    reg = Registry(characters={"Il Vuoto": Character(name="Il Vuoto", player="Seireitei_Ryo")})
+    history = parse_pages([fixture_page("forumfree/topic_63000001_st0.html")], registry=reg)
+    assert [p.character for p in history.posts] == ["Kurogane", "Il Vuoto", None]
+    assert history.registry is reg
+
+
+def test_history_json_round_trip(fixture_page):
+    history = parse_pages([fixture_page(p) for p in HVQ], fetched_at=FETCHED)
+    assert CombatHistory.from_dict(history.to_dict()) == history
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=600) | st.text(max_size=400).map(lambda s: _ff_page(s).encode("utf-8", "surrogatepass")))
+def test_random_bytes_raise_only_named_errors(data):
+    try:
+        page = parse_page(data, "https://a.forumfree.it/?t=1")
+    except ScrapeError:
+        return
+    for post in page.posts:
+        assert "<script" not in post.body
