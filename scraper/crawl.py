@@ -6,7 +6,7 @@ import hashlib
 import html
 import pathlib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 from engine.history import CombatHistory, Registry
 
 from .errors import BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, ParseError, ScrapeError
-from .fetch import Fetcher, FetchPolicy, FetchResult, _charset_from_content_type
+from .fetch import Fetcher, FetchPolicy, FetchResult, charset_from_content_type
 
 Progress = Callable[[int, int, str], None]
 
@@ -322,7 +322,7 @@ def _bytes_for_parser(result: FetchResult) -> bytes:
     """The page bytes, re-encoded as BOM + UTF-8 only when the HTTP charset says other than the page would:
     the transport's charset wins over a <meta> (WHATWG), and the parser takes bytes without headers."""
     ctype = result.headers.get("Content-Type") or ""
-    header = _charset_from_content_type(ctype)
+    header = charset_from_content_type(ctype)
     if not header or "json" in ctype.lower():
         return result.content
     from .parse import decode_html

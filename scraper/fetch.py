@@ -162,7 +162,7 @@ _CHARSET_ATTR_RE = re.compile(rb"""charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]+)""",
 _HTTP_EQUIV_RE = re.compile(rb"""http-equiv\s*=\s*["']?\s*content-type""", re.I)
 
 
-def _charset_from_content_type(content_type: str | None) -> str | None:
+def charset_from_content_type(content_type: str | None) -> str | None:
     if not content_type:
         return None
     m = re.search(r"""charset\s*=\s*["']?([^"';\s]+)""", content_type, re.I)
@@ -181,7 +181,7 @@ def detect_encoding(data: bytes, content_type: str | None = None) -> str:
     ctype = (content_type or "").split(";")[0].strip().lower()
     if ctype in ("application/json", "text/json"):
         return "utf-8"  # RFC 8259: JSON between systems is UTF-8
-    found = _charset_from_content_type(content_type)
+    found = charset_from_content_type(content_type)
     if found:
         return found
     for meta in _META_RE.findall(data[:1024]):

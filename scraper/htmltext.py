@@ -21,6 +21,7 @@ BLOCK_TAGS = frozenset({
     "nav", "aside",
 })
 CELL_TAGS = frozenset({"td", "th"})
+_STRUCT_TAGS = frozenset({"blockquote", "details"})  # structure even without a class
 
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
 _QUOTE_HEAD_AUTHOR = re.compile(r"\(\s*([^@()]+?)\s*@")
@@ -160,13 +161,18 @@ class _Walker:
             self.depth -= 1
 
     def _element(self, el: etree._Element, tag: str, buf: list[str], scan: bool, pre: bool) -> None:
-        cls = _classes(el)
-        in_own = buf is self.text
         if tag == "br":
             self.emit(BR, buf, True)
             return
         if tag == "img":
             return  # emoticons and decorations are not text (dice images are read by the adapter)
+        in_own = buf is self.text
+        cls_attr = el.get("class")
+        if (cls_attr is None and tag not in _STRUCT_TAGS and el.get("id") is None
+                and not (tag == "table" and self.pending)):
+            self._plain(el, tag, buf, scan, pre, in_own)  # most elements: no class, nothing special
+            return
+        cls = tuple(cls_attr.split()) if cls_attr else ()
         # --- ForumFree heads: "CITAZIONE (Nick @ data)", "CODICE", "SPOILER" before the box -----
         if "quote_top" in cls or "code_top" in cls:
             head = _WS.sub(" ", _text_content(el)).strip()
@@ -225,6 +231,9 @@ class _Walker:
         if kind == "spoiler":
             self._spoiler(el, buf, scan)
             return
+        self._plain(el, tag, buf, scan, pre, in_own)
+
+    def _plain(self, el: etree._Element, tag: str, buf: list[str], scan: bool, pre: bool, in_own: bool) -> None:
         if tag == "a" and in_own:
             href = (el.get("href") or "").strip()
             if href.lower().startswith(("http://", "https://", "/", "./", "?")):

@@ -365,3 +365,17 @@ def test_dark_and_light_skins_readable(fight, theme, gm, forum_server, build_dir
     if fight is DARK_FF:
         (build_dir / "screenshots").mkdir(exist_ok=True)
         pg.screenshot(path=str(build_dir / "screenshots" / "userscript-forumfree-dark.png"))
+
+
+def test_strict_csp_forum_still_styled(gm, forum_server):
+    """A forum whose CSP forbids inline styles and scripts: the overlay is still drawn, styled and zero-size."""
+    forum_server.csp = "default-src 'self'; style-src 'self'; script-src 'self'"
+    try:
+        pg = gm.open(forum_server.url + FIGHTS[5].path)
+    finally:
+        forum_server.csp = None
+    assert pg.locator("arbitro-badge").count() == 4
+    host = pg.locator("arbitro-badge").first
+    assert host.evaluate("e => [e.offsetWidth, e.offsetHeight, getComputedStyle(e).position]") == [0, 0, "relative"]
+    assert host.evaluate("e => getComputedStyle(e.shadowRoot.querySelector('.badge')).borderTopLeftRadius") == "9px"
+    assert pg.locator("arbitro-layer").evaluate("e => getComputedStyle(e).position") == "fixed"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -80,29 +81,47 @@ class ForumConfig:
             if not {"expr", "total"} <= set(rx.groupindex):
                 raise ForumConfigError(f"il pattern dei dadi deve avere i gruppi 'expr' e 'total': {pat!r}")
 
-    @property
+    # Derived values, computed once per config (a frozen dataclass still has an instance __dict__).
+    @cached_property
     def tz(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
 
+    @cached_property
+    def _master_names(self) -> frozenset[str]:
+        return frozenset(m.casefold() for m in self.masters)
+
+    @cached_property
+    def _master_group_re(self) -> re.Pattern[str] | None:
+        if not self.master_groups:
+            return None
+        alts = "|".join(re.escape(g.casefold()) for g in self.master_groups)
+        return re.compile(rf"(?<!\w)(?:{alts})(?!\w)")
+
+    @cached_property
+    def _gm_names(self) -> frozenset[str]:
+        return frozenset(a.casefold() for a in self.gm_accounts)
+
     def is_master(self, name: str | None, group: str | None = None) -> bool:
         """A master: listed by name, or in a member group whose text names a master group."""
-        if name and any(name.casefold() == m.casefold() for m in self.masters):
+        if name and name.casefold() in self._master_names:
             return True
-        if group:
-            g = group.casefold()
-            return any(re.search(r"(?<!\w)" + re.escape(mg.casefold()) + r"(?!\w)", g) for mg in self.master_groups)
-        return False
+        rx = self._master_group_re
+        return bool(group and rx is not None and rx.search(group.casefold()))
 
     def is_gm_account(self, name: str | None) -> bool:
-        return bool(name) and any(name.casefold() == a.casefold() for a in self.gm_accounts)
+        return bool(name) and name.casefold() in self._gm_names
 
     def ruleset_for(self, section: str | None = None) -> str | None:
         if section is not None and section in self.sections:
             return self.sections[section]
         return self.ruleset
 
-    def compiled_dice_patterns(self) -> tuple[re.Pattern[str], ...]:
+    @cached_property
+    def _compiled_patterns(self) -> tuple[re.Pattern[str], ...]:
         return tuple(re.compile(p) for p in self.dice_patterns)
+
+    def compiled_dice_patterns(self) -> tuple[re.Pattern[str], ...]:
+        return self._compiled_patterns
 
 
 _LIST_KEYS = ("masters", "master_groups", "gm_accounts", "dice_patterns", "dice_classes")

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import threading
 from typing import Any
 
 
@@ -43,6 +45,12 @@ def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: s
         print(f"arbitro: impossibile ascoltare su {host}:{port}: {exc.strerror}", file=sys.stderr)
         return 3
     url = f"http://{host if ':' not in host else '[' + host + ']'}:{server.effective_port}"
+
+    def _terminate(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt  # SIGTERM stops like Ctrl+C: storage closed, demo files removed
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     print(banner.format(url=url) if banner else f"Arbitro in ascolto su {url}", flush=True)
     try:
         server.run()

@@ -170,7 +170,14 @@ class _ForumHandler(_QuietHandler):
         if page is None:
             self.send(404, b"<!doctype html><title>404</title>", "text/html; charset=utf-8")
             return
-        self.send(200, page.encode("utf-8"), "text/html; charset=utf-8")
+        body = page.encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        if forum.csp:
+            self.send_header("Content-Security-Policy", forum.csp)
+        self.end_headers()
+        self.wfile.write(body)
 
 
 @dataclass
@@ -180,6 +187,7 @@ class ForumServer:
     pages: dict[str, str]
     fixtures: pathlib.Path
     server: _Server | None = None
+    csp: str | None = None  # a Content-Security-Policy header for every page
 
     @property
     def url(self) -> str:

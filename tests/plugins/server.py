@@ -75,7 +75,14 @@ class TinyRuleset:
                 "dice_tags": [{"label": "Attacco", "tag": f"[dice=1d12]Attacco ({nxt} vs ?)[/dice]"}]}
 
 
-register(TinyRuleset())
+@pytest.fixture()
+def tiny_ruleset():
+    """The test ruleset, registered only while a server test runs (other areas' tests list the real ones)."""
+    from engine.core import _RULESETS
+
+    rs = register(TinyRuleset())
+    yield rs
+    _RULESETS.pop(TINY, None)
 
 
 def make_post(i: int, author: str, *, pv: int = 50, pe: int = 40, body: str = "Attacco!", total: int | None = 9,
@@ -110,7 +117,7 @@ def history_factory():
 
 
 @pytest.fixture()
-def server_config(tmp_path) -> dict[str, Any]:
+def server_config(tmp_path, tiny_ruleset) -> dict[str, Any]:
     return {
         "database": str(tmp_path / "arbitro.sqlite3"), "cache_dir": str(tmp_path / "cache"),
         "default_ruleset": TINY, "allowed_hosts": ["127.0.0.1", "*.forumfree.it"], "allow_private": True,

@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 6bbbd9788cd6). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest 0cb3eef7f410). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -1088,7 +1088,7 @@ function makeHost(tag, kind, data) {
   const host = document.createElement(tag);
   host.setAttribute(ARBITRO.ATTR, kind);
   for (const [k, v] of Object.entries(data || {})) host.setAttribute(`data-${k}`, String(v));
-  host.setAttribute("style", HOST_STYLE);
+  host.style.cssText = HOST_STYLE; // CSSOM, not a style attribute: allowed under a strict CSP
   const root = host.attachShadow({ mode: "open" });
   adoptStyles(root);
   OVERLAY.nodes.push(host);
@@ -1259,7 +1259,7 @@ function ensureLayer(theme) {
   }
   const host = document.createElement("arbitro-layer");
   host.setAttribute(ARBITRO.ATTR, "layer");
-  host.setAttribute("style", LAYER_STYLE);
+  host.style.cssText = LAYER_STYLE;
   host.setAttribute("data-theme", theme || "light");
   const root = host.attachShadow({ mode: "open" });
   adoptStyles(root);

@@ -101,7 +101,7 @@ function makeHost(tag, kind, data) {
   const host = document.createElement(tag);
   host.setAttribute(ARBITRO.ATTR, kind);
   for (const [k, v] of Object.entries(data || {})) host.setAttribute(`data-${k}`, String(v));
-  host.setAttribute("style", HOST_STYLE);
+  host.style.cssText = HOST_STYLE; // CSSOM, not a style attribute: allowed under a strict CSP
   const root = host.attachShadow({ mode: "open" });
   adoptStyles(root);
   OVERLAY.nodes.push(host);

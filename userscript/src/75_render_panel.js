@@ -9,7 +9,7 @@ function ensureLayer(theme) {
   }
   const host = document.createElement("arbitro-layer");
   host.setAttribute(ARBITRO.ATTR, "layer");
-  host.setAttribute("style", LAYER_STYLE);
+  host.style.cssText = LAYER_STYLE;
   host.setAttribute("data-theme", theme || "light");
   const root = host.attachShadow({ mode: "open" });
   adoptStyles(root);

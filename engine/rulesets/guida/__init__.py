@@ -9,7 +9,7 @@ from ...verdicts import Verdict
 from . import hints as _hints
 from . import step as _step
 from . import tables as _tables
-from .state import GuidaState
+from .state import GuidaState, evolve
 
 # Readings of ours (RULINGS.md and docs/rulesets/guida.md); the mechanics' own settings come from tables.SETTINGS.
 SETTINGS: tuple[Setting, ...] = (
@@ -28,7 +28,14 @@ class GuidaRuleset:
         return _step.initial_state(thread, registry, settings)
 
     def step(self, state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
-        return _step.step(state, post)
+        try:
+            return _step.step(state, post)
+        except Exception as exc:  # a bug must not lose the audit: the post is skipped and says why
+            verdict = Verdict(
+                code="engine.internal_error", severity="warning",
+                message=f"Errore interno del motore su questo post ({type(exc).__name__}): post non valutato.",
+                rule="Arbitro", post=post.id, details={"error": f"{type(exc).__name__}: {exc}"})
+            return evolve(state, posts=state.posts + 1), [verdict]
 
     def characters(self, state: GuidaState) -> dict[str, dict[str, Any]]:
         return _hints.characters(state)

@@ -37,6 +37,7 @@ SEVERITY: dict[str, Severity] = {
     "stacks.over_limit": "error",
     "ruling.needed": "info",
     "ruling.applied": "info",
+    "engine.internal_error": "warning",
 }
 
 P_SCHEMA = "Schema Post"

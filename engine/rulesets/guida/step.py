@@ -1,6 +1,7 @@
 """The `guida` step function: one post → the new state and the verdicts about it (turn, dice, hits, damage, Registro)."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -373,7 +374,7 @@ def _armatura(reg: Registry, target: str) -> D.Armatura | None:
 def _stated(calc: DamageCalc, name: str) -> float | None:
     for t in calc.terms:
         if t.name.lower() == name.lower():
-            return t.value
+            return t.value if math.isfinite(t.value) else None
     return None
 
 
@@ -383,6 +384,8 @@ def _evaluate(calc: DamageCalc) -> int | None:
         return None
     value = Fraction(0)
     for t in calc.terms:
+        if not math.isfinite(t.value):
+            return None
         x = Fraction(t.value).limit_denominator(1000)
         if t.op == "+":
             value += x
