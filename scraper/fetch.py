@@ -508,7 +508,7 @@ class Fetcher:
         """Raise HostNotAllowed unless `url` is http(s) on an allowed host resolving to allowed addresses."""
         host, port = self._host_port(url)
         if not host_matches(host, self.policy.allowed_hosts):
-            raise HostNotAllowed(f"host non consentito: {host} (aggiungilo alla lista degli host ammessi)")
+            raise _refused(f"host non consentito: {host} (non è tra gli host ammessi)", "host")
         try:
             literal = ipaddress.ip_address(host.strip("[]"))
         except ValueError:
@@ -569,7 +569,7 @@ class Fetcher:
         except ValueError:
             raise HostNotAllowed(f"indirizzo non valido per {host}: {address!r}") from None
         if not ok:
-            raise HostNotAllowed(f"{host} porta a un indirizzo privato o riservato ({address}): non consentito")
+            raise _refused(f"{host} porta a un indirizzo privato o riservato ({address}): non consentito", "address")
 
     def _check_peer(self, host: str, address: str) -> None:
         try:
@@ -686,8 +686,8 @@ class Fetcher:
                 return _Raw(url, response.status_code, response.headers,
                             self._read(response, max_bytes, url, truncate=truncate))
             except _PeerRefused as exc:
-                raise HostNotAllowed(f"{exc.host} porta a un indirizzo privato o riservato ({exc.address}): "
-                                     "non consentito") from None
+                raise _refused(f"{exc.host} porta a un indirizzo privato o riservato ({exc.address}): "
+                               "non consentito", "address") from None
             except requests.exceptions.Timeout as exc:
                 raise FetchTimeout(f"tempo scaduto per {url} ({_reason(exc)})", url=url) from None
             except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError,
@@ -720,6 +720,13 @@ class Fetcher:
                 raise FetchTimeout(f"tempo scaduto per {url}: download oltre {self.policy.total_timeout:.0f} s",
                                    url=url)
         return bytes(buf)
+
+
+def _refused(message: str, reason: str) -> HostNotAllowed:
+    """HostNotAllowed with `.reason`: "host" (not on the allowlist), "address" (private/reserved), else "url"."""
+    err = HostNotAllowed(message)
+    err.reason = reason  # type: ignore[attr-defined]
+    return err
 
 
 def _is_timeout(exc: BaseException) -> bool:

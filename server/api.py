@@ -18,6 +18,7 @@ from .storage import ThreadRecord, dumps
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 
 OPENAPI_PATH = Path(__file__).with_name("openapi.json")
+PLATFORMS = ("auto", "forumfree", "forumotion", "phpbb", "generic")
 
 
 def services() -> Any:
@@ -106,8 +107,9 @@ def _parse_pages(pages: Any, platform: Any) -> Any:
     if len(pages) > cfg["max_pages"]:
         raise TooLarge("troppe pagine in una richiesta", code="too_many_pages",
                        details={"max": cfg["max_pages"], "found": len(pages)})
-    if not isinstance(platform, str):
-        raise BadRequest("platform deve essere una stringa", code="bad_platform", details={"field": "platform"})
+    if platform not in PLATFORMS:
+        raise BadRequest("piattaforma sconosciuta", code="bad_platform",
+                         details={"field": "platform", "known": list(PLATFORMS)})
     items: list[tuple[bytes, str]] = []
     for i, page in enumerate(pages):
         if isinstance(page, str):
@@ -120,7 +122,8 @@ def _parse_pages(pages: Any, platform: Any) -> Any:
         else:
             raise BadRequest("ogni pagina è un testo HTML o un oggetto {html, url}", code="bad_pages",
                              details={"field": f"pages[{i}]"})
-        items.append((html.encode("utf-8"), url))
+        # a BOM makes the parser read UTF-8 whatever charset the page's own <meta> declares
+        items.append((b"\xef\xbb\xbf" + html.encode("utf-8"), url))
     try:
         from scraper import parse_pages
         return parse_pages(items, platform=platform)
@@ -204,7 +207,9 @@ def _thread_response(rec: ThreadRecord) -> Response:
     if rec.audit_id is None:
         raise NotFound("discussione registrata ma ancora senza audit", code="thread_not_ready",
                        details={"thread_id": rec.id, "refreshing": refreshing, "last_error": rec.last_error})
-    etag = f'{rec.audit_id}-{int(refreshing)}-{int(stale)}-{(rec.last_error or {}).get("at", "")}'
+    gz_ok = "gzip" in request.accept_encodings
+    # one ETag per representation: the gzip body is a different byte sequence
+    etag = f'{rec.audit_id}-{int(refreshing)}-{int(stale)}-{(rec.last_error or {}).get("at", "")}' + ("-gz" if gz_ok else "")
     if request.if_none_match.contains(etag):
         resp = Response(status=304)
         resp.set_etag(etag)
@@ -223,7 +228,7 @@ def _thread_response(rec: ThreadRecord) -> Response:
         hit = (plain, gzip.compress(plain, compresslevel=5, mtime=0))
         cache.put(rec.id, key, *hit)
     plain, gz = hit
-    if "gzip" in request.accept_encodings:
+    if gz_ok:
         resp = _json(gz, headers={"Content-Encoding": "gzip"})
     else:
         resp = _json(plain)

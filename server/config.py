@@ -36,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     # freshness: a stored thread older than this is refreshed in the background when read
     "refresh_after": 300.0,
     "refresh_workers": 2,
+    "failure_backoff": 30.0,  # after a failed refresh, the forum is not asked again for this long
     "replay_cache": 32,  # engine audits kept in memory for incremental replays
     "response_cache": 64,  # encoded `/threads` answers kept in memory (one per thread)
     # limits

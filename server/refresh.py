@@ -153,6 +153,9 @@ class Refresher:
         self._generation: dict[int, int] = {}
         self._pending: set[int] = set()
         self._running: set[int] = set()
+        # the last failed refresh per thread (when, error): shared with callers that waited on it, and
+        # repeated for `failure_backoff` seconds so a forum that is down is not asked again by every reader
+        self._failures: dict[int, tuple[float, ServiceError]] = {}
         self._audits: OrderedDict[int, Any] = OrderedDict()  # engine Audits with snapshots, for incremental replay
         self._pool = ThreadPoolExecutor(max_workers=max(1, int(cfg["refresh_workers"])), thread_name_prefix="refresh")
         self.stats = {"refreshes": 0, "background": 0}
@@ -173,6 +176,10 @@ class Refresher:
 
     def is_stale(self, rec: ThreadRecord) -> bool:
         return rec.checked_ts is None or self.clock() - rec.checked_ts >= float(self.cfg["refresh_after"])
+
+    def _backing_off(self, thread_id: int) -> bool:
+        failure = self._failures.get(thread_id)
+        return failure is not None and self.clock() - failure[0] < float(self.cfg["failure_backoff"])
 
     def is_refreshing(self, thread_id: int) -> bool:
         with self._guard:
@@ -201,7 +208,7 @@ class Refresher:
     def refresh_in_background(self, thread_id: int) -> bool:
         """Queue a refresh unless one is queued or running. Returns whether this call queued it."""
         with self._guard:
-            if thread_id in self._pending or thread_id in self._running:
+            if thread_id in self._pending or thread_id in self._running or self._backing_off(thread_id):
                 return False
             self._pending.add(thread_id)
         self.stats["background"] += 1
@@ -229,9 +236,20 @@ class Refresher:
                 done_meanwhile = self._generation.get(thread_id, 0) != seen
                 self._running.add(thread_id)
             try:
+                failure = self._failures.get(thread_id)
+                if failure is not None and not force and (done_meanwhile or self._backing_off(thread_id)):
+                    # the refresh we waited for (or one a moment ago) failed: so does ours, without asking
+                    # the forum again
+                    raise failure[1]
                 if done_meanwhile and not force:
                     return RefreshOutcome(self.storage.get_thread(thread_id), False, 0, 0, 0, shared=True)
-                return self._refresh_locked(thread_id)
+                try:
+                    outcome = self._refresh_locked(thread_id)
+                except ServiceError as err:
+                    self._failures[thread_id] = (self.clock(), err)
+                    raise
+                self._failures.pop(thread_id, None)
+                return outcome
             finally:
                 with self._guard:
                     self._running.discard(thread_id)

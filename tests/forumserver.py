@@ -17,6 +17,7 @@ declared Content-Length), slow bodies, redirects anywhere.
 from __future__ import annotations
 
 import email.utils
+import gzip
 import hashlib
 import html
 import json
@@ -97,6 +98,7 @@ class Behaviour:
     slow: seconds to wait after the headers before the first body byte.
     drip: (seconds between chunks, chunk size) for a body that trickles.
     validators: send ETag/Last-Modified (default True); honour_conditional: answer 304 when they match.
+    gzip: send the body gzip-compressed (Content-Encoding: gzip), as most forums do.
     """
 
     statuses: list[int] = field(default_factory=list)
@@ -109,6 +111,7 @@ class Behaviour:
     drip: tuple[float, int] | None = None
     validators: bool | None = None
     honour_conditional: bool = True
+    gzip: bool = False
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -412,6 +415,9 @@ class ForumServer:
             headers["Content-Length"] = str(len(body))
             return Response(self._slow_body(body, behaviour, entry), status=200, headers=headers,
                             content_type=page.content_type, direct_passthrough=True)
+        if behaviour.gzip:
+            body = gzip.compress(body)
+            headers["Content-Encoding"] = "gzip"
         entry.bytes_sent = len(body)
         return Response(body, status=200, headers=headers, content_type=page.content_type)
 

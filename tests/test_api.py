@@ -252,6 +252,11 @@ def test_stored_thread_by_url_and_etag(app, client):
                        headers={"If-None-Match": resp.headers["ETag"]})
     assert again.status_code == 304
     assert client.get(f"/api/v1/threads/{rec.id}").get_json()["audit"] == doc["audit"]
+    # gzip when accepted, with its own ETag; same document once decoded
+    import gzip as _gzip
+    z = client.get(f"/api/v1/threads/{rec.id}", headers={"Accept-Encoding": "gzip, deflate"})
+    assert z.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in z.headers["Vary"]
+    assert json.loads(_gzip.decompress(z.data)) == doc and z.headers["ETag"] != resp.headers["ETag"]
 
 
 def test_userscript_served_with_service_url(app, client, tmp_path, monkeypatch):
@@ -321,6 +326,8 @@ def test_audit_from_saved_pages(client, fixtures_dir):
     doc = resp.get_json()
     assert doc["thread"]["platform"] == "forumfree" and len(doc["posts"]) == 18
     assert resp.headers["X-Arbitro-Source"] == "request"
+    assert "Niccolò" in {p["author"] for p in doc["posts"]}  # page 2 is ISO-8859-1 on the forum
+    _error(client.post("/api/v1/audits", json={"pages": pages, "platform": "myspace"}), 400, "bad_platform")
     err = _error(client.post("/api/v1/audits", json={"pages": ["<html><body><p>ciao</p></body></html>"]}), 422)
     assert err["code"] in ("not_a_thread", "unsupported_platform", "parse_error")
 

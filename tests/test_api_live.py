@@ -259,3 +259,39 @@ def test_engine_crash_is_named_and_recorded(app, live, ff):
         assert rec.last_error["code"] == "engine_crashed" and rec.audit_id is None
     finally:
         del _RULESETS["crash"]
+
+
+def test_concurrent_first_audits_fetch_once(app, live, ff):
+    """Many readers ask for a thread nobody stored yet: one crawl, everyone gets its audit."""
+    ff.set_behaviour(None, slow=0.3)
+    results: list[requests.Response] = []
+
+    def creator():
+        results.append(_post(live, url=ff.thread_url))
+
+    threads = [threading.Thread(target=creator) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.status_code for r in results] == [200] * 8
+    assert len({r.text for r in results}) == 1
+    assert len(ff.log_for(ff.paths[0])) == 1 and len(ff.log_for(ff.paths[1])) == 1
+    assert {r.headers["X-Arbitro-Source"] for r in results} == {"refresh", "store"}
+
+
+def test_concurrent_first_audits_share_a_failure(app, live, ff):
+    app.config["ARBITRO"]["failure_backoff"] = 60
+    ff.set_behaviour(None, statuses=[500] * 50)
+    results: list[requests.Response] = []
+    threads = [threading.Thread(target=lambda: results.append(_post(live, url=ff.thread_url))) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.status_code for r in results] == [502] * 6
+    assert all(r.json()["error"]["details"]["forum_status"] == 500 for r in results)
+    # one attempt (retries are off in the tests' config), shared by the callers that waited and repeated to
+    # the later ones for failure_backoff seconds
+    assert len(ff.log_for(ff.paths[0])) == 1
+    assert requests.get(f"{live.url}/api/v1/threads", params={"url": ff.thread_url}, timeout=10).status_code == 404

@@ -141,3 +141,30 @@ def test_private_address_refused_without_allow_private(local_forum):
     proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--no-cache")
     assert proc.returncode == 2 and b"[host_not_allowed]" in proc.stderr
     assert local_forum.requests_log == []
+
+
+def test_refusal_hint_names_the_right_option(local_forum):
+    local_forum.load_forum(FF)
+    url = local_forum.url("/?t=62345678")
+    not_listed = run_cli(url, "--no-cache").stderr.decode("utf-8")
+    private = run_cli(url, "--allow-host", "127.0.0.1", "--no-cache").stderr.decode("utf-8")
+    assert "--allow-host" in not_listed and "--allow-private" not in not_listed
+    assert "--allow-private" in private and "127.0.0.1" in private
+
+
+def test_forum_config_file_is_applied(fixtures_dir, tmp_path):
+    config = tmp_path / "forum.toml"
+    config.write_text('[forums."arena-shinigami.forumattivo.com"]\nmasters = ["Kurogane"]\n', encoding="utf-8")
+    page = str(fixtures_dir / "forumotion" / "phpbb3" / "t87p0.html")
+    plain = json.loads(run_cli(page).stdout)
+    configured = json.loads(run_cli(page, "--config", str(config)).stdout)
+    roles = lambda doc: {p["author"]: p["role"] for p in doc["posts"]}  # noqa: E731
+    assert roles(plain)["Kurogane"] == "player" and roles(configured)["Kurogane"] == "master"
+
+
+def test_bad_forum_config_is_exit_2(fixtures_dir, tmp_path):
+    config = tmp_path / "forum.toml"
+    config.write_text('[forums."x"]\nplatfrom = "phpbb"\n', encoding="utf-8")
+    proc = run_cli(str(fixtures_dir / "forumotion" / "phpbb3" / "t87p0.html"), "--config", str(config))
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == 2 and "[forum_config]" in err and "platfrom" in err and "Traceback" not in err

@@ -86,3 +86,28 @@ def test_saved_pages_through_the_scraper(capsys):
     doc = json.loads(capsys.readouterr().out)
     codes = {v["code"] for p in doc["posts"] for v in p["verdicts"]}
     assert {"dice.wrong_die", "turn.extra_main_action", "registro.missing_damage"} <= codes
+
+
+def test_registry_file_numbers_are_used(history_file, capsys, tmp_path):
+    reg = tmp_path / "registry.toml"
+    reg.write_text('''
+[characters.Hollow]
+stats = { Destrezza = [6, 0], Costituzione = [4, 0] }
+pv_max = 52
+
+[characters.Quincy]
+stats = { Destrezza = [3, 0], Costituzione = [5, 0] }
+pv_max = 48
+''', encoding="utf-8")
+    assert main(["audit", str(history_file), "--registry", str(reg), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    quincy = [v for p in doc["posts"] if p["id"] == "101" for v in p["verdicts"] if v["code"] == "dice.stat_mismatch"]
+    assert quincy and quincy[0]["expected"] == 3
+
+
+def test_bad_registry_file_is_a_named_error(history_file, capsys, tmp_path):
+    reg = tmp_path / "registry.toml"
+    reg.write_text("[characters.Hollow\n", encoding="utf-8")
+    assert main(["audit", str(history_file), "--registry", str(reg)]) == 2
+    err = capsys.readouterr().err
+    assert "errore [" in err and "Traceback" not in err

@@ -106,3 +106,13 @@ def test_next_hint_offers_a_counter_on_a_generic_action():
     assert nxt["character"] == "Hollow"
     assert any(d["action"] == "Contrattacco su Azione Generica" and d["tag"].startswith("[dice=1d18")
                for d in nxt["dice"])
+
+
+def test_engine_imports_nothing_from_scraper_or_server():
+    import subprocess
+    import sys
+
+    code = ("import sys, engine, engine.report\nfrom engine.core import available_rulesets\navailable_rulesets()\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('scraper', 'server', 'requests', 'flask')]\n"
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))

@@ -217,8 +217,9 @@ def test_connection_time_check_catches_dns_rebinding(local_forum, sleeps):
     fetcher = Fetcher(FetchPolicy(allowed_hosts=("localhost",), cache_dir=None, obey_robots=False, retries=0,
                                   resolver=lambda host, port: ["93.184.216.34"], sleep=sleeps.append))
     local_forum.set_page("/?t=1", PAGE1)
-    with pytest.raises(HostNotAllowed, match="privato"):
+    with pytest.raises(HostNotAllowed, match="privato") as info:
         fetcher.get(f"http://localhost:{local_forum.port}/?t=1")
+    assert info.value.reason == "address"
     assert local_forum.requests_log == []
 
 
@@ -402,3 +403,34 @@ def test_unreachable_robots_is_asked_again_later_but_a_good_one_is_kept(local_fo
     assert fetcher2.get(local_forum.url(path)).status == 200
     robots = [r for r in local_forum.requests_log if r.path == "/robots.txt"]
     assert len(robots) == 3  # fetcher: 1; fetcher2: the failure, then one good answer kept
+
+
+def test_size_cap_counts_decompressed_bytes(local_forum, local_fetcher):
+    # 3 MB of markup gzip to a few KB: the cap must hold on what the page becomes, not on the wire size
+    fetcher = Fetcher(replace(local_fetcher.policy, max_bytes=1024 * 1024))
+    small = local_forum.set_page("/?t=15", PAGE1)
+    bomb = local_forum.set_page("/?t=16", "<p>" + "x" * (3 * 1024 * 1024) + "</p>")
+    local_forum.set_behaviour(small, gzip=True)
+    local_forum.set_behaviour(bomb, gzip=True)
+    assert fetcher.get(local_forum.url(small)).content == PAGE1.encode()
+    with pytest.raises(PageTooLarge):
+        fetcher.get(local_forum.url(bomb))
+    (entry,) = local_forum.log_for(bomb)
+    assert entry.bytes_sent < 64 * 1024
+
+
+def test_one_request_at_a_time_per_host(local_forum, local_fetcher):
+    import threading
+
+    paths = [local_forum.set_page(f"/?t=4{i}", PAGE1) for i in range(3)]
+    for p in paths:
+        local_forum.set_behaviour(p, slow=0.3)
+    threads = [threading.Thread(target=local_fetcher.get, args=(local_forum.url(p),)) for p in paths]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    starts = sorted(r.time for r in _page_requests(local_forum))
+    assert len(starts) == 3
+    # each request starts only after the previous body (0.3 s late) was read
+    assert all(b - a >= 0.28 for a, b in zip(starts, starts[1:]))

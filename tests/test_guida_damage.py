@@ -211,3 +211,47 @@ def test_declared_costrizione_and_accecamento_lower_destrezza_until_freed():
     assert a.posts[3].state["Hollow"]["conditions"] == ["Blocco Gambe"]
     assert a.characters["Hollow"]["conditions"] == []
     assert a.characters["Hollow"]["stacks"] == {"Accecamento": 1}  # the blindness is not a Costrizione
+
+
+@pytest.mark.parametrize("start,after_turns", [
+    (3, [3, 2, 2, 1, 1]),        # 1-5: −1 every 2 turns
+    (6, [5, 5, 4, 4, 3]),        # 6-10: −1 every turn, then 1-5
+    (12, [10, 9, 8, 7, 6]),      # 11-17: −2, then 6-10: −1
+    (20, [17, 15, 13, 11, 9]),   # 18-25: −3, then 11-17: −2
+    (30, [26, 22, 19, 16, 14]),  # 26+: −4, then 18-25: −3, then 11-17: −2
+])
+def test_type4_decay_table(start, after_turns):
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra", raw=f"{start} Stack di Congelamento")])
+    for _ in range(5):
+        f.post("Hollow", stats=H)
+        f.post("Quincy", stats=Q)
+    a = f.replay()
+    counts = [p.state["Hollow"]["stacks"].get("Congelamento", 0) for p in a.posts if p.character == "Hollow"][1:]
+    assert counts == after_turns
+
+
+def test_type4_stacks_go_with_their_costrizione():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra", raw="6 Stack di Incendio, Blocco Braccia")])
+    f.master("Ruling: ruling.needed post 102: liberato Hollow")
+    a = f.replay()
+    assert a.posts[2].state["Hollow"]["stacks"] == {"Incendio": 6}
+    assert a.characters["Hollow"]["stacks"] == {} and a.characters["Hollow"]["conditions"] == []
+
+
+def test_preparazione_bonus_lasts_one_turn():
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, body="Preparazione")
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 3, "Attacco (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d24+8", 20, "Protezione (Quincy vs Hollow): (+2 [Bonus Protezione] +2 [Preparazione] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 3, "Attacco (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d24+8", 20, "Protezione (Quincy vs Hollow): (+2 [Bonus Protezione] +2 [Preparazione] +4 [Destrezza])")])
+    a = f.replay()
+    assert not find(a, "dice.undue_bonus", "102")
+    [v] = find(a, "dice.undue_bonus", "104")
+    assert v.found == 2

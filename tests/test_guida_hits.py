@@ -214,3 +214,22 @@ def test_roll_without_total_asks_for_a_ruling():
     f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+6", 9, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")])
     a = f.replay()
     assert find(a, "dice.no_total", "101") and find(a, "ruling.needed", "101")
+
+
+def test_multi_target_stopped_by_the_second_target_annuls_the_first_hit():
+    f = Fight()
+    f.post("Hollow", pv=52, stats=H)
+    f.post("Orihime", pv=30, stats={"Destrezza": 2})
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 9, "Attacco [Freccia] (Quincy vs Hollow, Orihime): (-2 [Bersagli Multipli] +2 [Raggio Ottimale] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Orihime", pv=30, stats={"Destrezza": 2}, rolls=[R("1d24+4", 20, "Protezione (Orihime vs Quincy): (+2 [Bonus Protezione] +2 [Destrezza])")])
+    a = f.replay()
+    assert find(a, "outcome.hit", "103")
+    # a Protezione halves: it does not stop the attack, so Hollow's hit stands
+    assert len(a.snapshots[-1].state.hits) == 2
+    f.posts[-1] = f.posts[-1].__class__(**{**f.posts[-1].__dict__, "rolls": (
+        R("1d12+2", 12, "Schivata (Orihime vs Quincy): (+2 [Destrezza])"),)})
+    a = f.replay()
+    [ann] = find(a, "outcome.action_annulled", "104")
+    assert "Hollow" in ann.message
+    assert a.snapshots[-1].state.hits == ()

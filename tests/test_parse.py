@@ -139,3 +139,32 @@ def test_random_bytes_raise_only_named_errors(data):
         return
     for post in page.posts:
         assert "<script" not in post.body
+
+
+_PIECES = [
+    '<li class="post" id="ee12">', '<div id="p7" class="post">', '<tr class="post" id="p9">', '<div class="post-entry">',
+    '<dl class="postprofile"><dt><a class="username" href="./memberlist.php?u=3">N</a></dt></dl>',
+    '<div class="nick"><a href="/?act=Profile&MID=x">Nick</a></div>', '<span class="when" title="31/2/2026">',
+    '<td class="right Item"><table class="color"><tr><td>', '<div class="content">', '<div class="postbody">',
+    '<blockquote><div><cite>A ha scritto:</cite>', '</div></blockquote>', '<div class="quote_top">CITAZIONE (x @',
+    '<div class="quote">', '<div class="code_top">CODICE</div><div class="code">', '<dl class="codebox"><dt>',
+    '<div class="dicebox">1d12+6 => 7 => 13</div>', '<div class="dice_roll">Lancio dadi 1d999999+1: 5 = 6</div>',
+    '[dice=1d12+6]Attacco (A vs B): (+6 [Destrezza])[/dice]', "Il membro 'X' ha effettuato", '<img src="d12_99.png">',
+    '<p class="author">da <strong><a href="/u1">Game Master</a></strong> Oggi alle 99:99</p>', '<!--QuoteBegin-x+-->',
+    '<table><tr><td id="QUOTE">', 'PV: 44/52', 'Registro: -8 PV [Cero]', 'Calcolo Danni [X] (A vs B): Potenza 1 = ',
+    '<a name="entry5"></a>', '<div class="postcolor">', '<a href="?t=1&st=-15">', '<a href="/t1p0-x">', '</div>', '</li>',
+    '<meta name="generator" content="Forumotion">', '<body id="topic">', '<script>x</script>', '<br>', 'testo ',
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), max_size=40),
+       st.sampled_from(["https://a.forumfree.it/?t=1&st=15", "https://b.forumattivo.com/t1p20-x",
+                        "https://c.it/viewtopic.php?t=1&start=10", "https://d.example.org/x", "file:///tmp/x.html"]),
+       st.sampled_from(["auto", "forumfree", "forumotion", "phpbb", "generic"]))
+def test_forum_shaped_garbage_raises_only_named_errors(pieces, url, platform):
+    try:
+        history = parse_pages([("".join(pieces).encode(), url)], platform=platform)
+    except ScrapeError:
+        return
+    CombatHistory.from_dict(history.to_dict())

@@ -1,6 +1,8 @@
 """Every fixture thread page parses to the posts, rolls, schemas and damage its story says (values, not counts)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scraper.parse import parse_page, parse_pages
@@ -193,3 +195,23 @@ def test_single_pages_paginate(name, fixture_page):
     if len(paths) > 1:
         assert pages[0].next_url == pages[0].page_urls[1]
     assert pages[-1].next_url is None
+
+
+_LABEL = re.compile(r"^(?P<action>[^\[(]+?)\s*(?:\[(?P<tech>[^\]]*)\])?\s*\((?P<actor>\w+) vs (?P<target>\w+)\)")
+
+
+def test_every_roll_label_is_parsed(thread):
+    name, platform, story, history = thread
+    checked = 0
+    for post in history.posts:
+        for roll in post.rolls:
+            m = _LABEL.match(roll.label)
+            assert m, (name, post.id, roll.label)
+            tag = roll.tag
+            assert tag.raw == roll.label
+            assert tag.action == m.group("action")
+            assert tag.techniques == ((m.group("tech"),) if m.group("tech") else ())
+            assert (tag.actor, tag.targets) == (m.group("actor"), (m.group("target"),))
+            assert tag.modifiers and all(mod.label for mod in tag.modifiers)
+            checked += 1
+    assert checked == {"hollow_vs_quincy": 25, "duel_short": 6}[story]

@@ -369,7 +369,7 @@ def test_dark_and_light_skins_readable(fight, theme, gm, forum_server, build_dir
 
 def test_strict_csp_forum_still_styled(gm, forum_server):
     """A forum whose CSP forbids inline styles and scripts: the overlay is still drawn, styled and zero-size."""
-    forum_server.csp = "default-src 'self'; style-src 'self'; script-src 'self'"
+    forum_server.csp = "default-src 'self'; style-src 'self'; script-src 'self' 'unsafe-eval'"  # eval: Playwright's waits
     try:
         pg = gm.open(forum_server.url + FIGHTS[5].path)
     finally:

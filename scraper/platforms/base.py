@@ -99,18 +99,21 @@ class Css:
 def _first_chain(el: etree._Element, chain: list[tuple[str | None, tuple[str, ...]]], i: int) -> etree._Element | None:
     tag, classes = chain[i]
     last = i == len(chain) - 1
-    for node in (el.iter(tag) if tag else el.iter()):
+    one = classes[0] if len(classes) == 1 else None
+    for node in el.iter(tag if tag else etree.Element):
         if node is el:
             continue
         if classes:
-            c = node.get("class") if isinstance(node.tag, str) else None
+            c = node.get("class")
             if not c:
                 continue
-            tokens = c.split()
-            if not all(k in tokens for k in classes):
-                continue
-        elif not isinstance(node.tag, str):
-            continue
+            if one is not None:
+                if one not in c or one not in c.split():  # substring test first: cheap rejections
+                    continue
+            else:
+                tokens = c.split()
+                if not all(k in tokens for k in classes):
+                    continue
         if last:
             return node
         found = _first_chain(node, chain, i + 1)
@@ -287,11 +290,7 @@ def _damage_fn() -> Callable:
 
 def post_schema(scan: str, links: Sequence[tuple[str, str]], base_url: str) -> PostSchema | None:
     """The schema of a post's own text (sheet link resolved against the page URL)."""
-    abs_links = tuple((txt, urljoin(base_url, href)) for href, txt in links)
-    try:
-        return _schema_fn()(scan, links=abs_links)
-    except TypeError:  # a parse_schema without the links keyword
-        return _schema_fn()(scan)
+    return _schema_fn()(scan, links=tuple((txt, urljoin(base_url, href)) for href, txt in links))
 
 
 def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
@@ -302,11 +301,10 @@ def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
     return "player"
 
 
-def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str,
-               dice_test: DiceTest | None, with_text: PostText | None = None) -> Post:
+def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, dice_test: DiceTest | None) -> Post:
     """Shared steps: split the body, read dice blocks and text rolls, schema, damage, role, dates, digest."""
     cfg = ctx.config
-    if "dice" in cfg.selectors and parts.body is not None and with_text is None:
+    if "dice" in cfg.selectors and parts.body is not None:
         # the forum config names its dice blocks: those elements, besides the built-in test
         # keep the proxies alive: lxml reuses a node's proxy only while one is referenced, so ids stay valid
         keep = [e for e in xp(cfg.selectors["dice"])(parts.element) if isinstance(e, etree._Element)]
@@ -315,8 +313,7 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str,
 
         def dice_test(el: etree._Element, _keep: list = keep) -> bool:  # noqa: F811 - narrowed for this post
             return id(el) in marked or (base_test is not None and base_test(el))
-    pt = with_text if with_text is not None else (
-        split_post(parts.body, dice_test=dice_test, stop=parts.stop) if parts.body is not None else PostText("", ""))
+    pt = split_post(parts.body, dice_test=dice_test, stop=parts.stop) if parts.body is not None else PostText("", "")
     patterns = cfg.compiled_dice_patterns()
     # Rolls in post order: dice blocks sit at DICE_MARK lines of `marked`, text rolls at their spans.
     placed: list[tuple[int, Roll]] = []

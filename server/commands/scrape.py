@@ -54,7 +54,13 @@ def run(args: argparse.Namespace) -> int:
     except (FetchFailed, PageTooLarge, BlockedByRobots) as exc:
         return _fail(bar, exc.code, exc.message, EXIT_FETCH)
     except ScrapeError as exc:
-        return _fail(bar, exc.code, exc.message if not hasattr(exc, "line") else str(exc), EXIT_BAD_INPUT)
+        message = str(exc)
+        reason = getattr(exc, "reason", None)
+        if reason == "host":
+            message += "; --allow-host HOST lo ammette"
+        elif reason == "address":
+            message += "; --allow-private ammette gli indirizzi locali"
+        return _fail(bar, exc.code, message, EXIT_BAD_INPUT)
     except OSError as exc:  # the output file
         return _fail(bar, "output", f"impossibile scrivere {args.output}: {exc.strerror or exc}", EXIT_BAD_INPUT)
     except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)

@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 0cb3eef7f410). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest f74f94dad514). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -916,7 +916,8 @@ const BASE_CSS = `
   border-radius:8px; border:1px solid currentColor; font:700 10px/13px system-ui,Arial,sans-serif; text-align:center; cursor:pointer; }
 .tip, .panel { color:var(--fg); background:var(--bg); border:1px solid var(--border); border-radius:8px;
   box-shadow:var(--shadow); font:13px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif; }
-.tip { position:fixed; max-width:min(460px, calc(100vw - 16px)); padding:8px 10px; pointer-events:auto; }
+.tip { position:fixed; max-width:min(460px, calc(100vw - 16px)); max-height:min(70vh, 560px); overflow:auto;
+  padding:8px 10px; pointer-events:auto; }
 .tip[hidden], .panel [hidden] { display:none !important; }
 .tip h3, .panel h3 { margin:0 0 4px; font-size:13px; }
 .tip ul, .panel ul { margin:0; padding:0 0 0 16px; }
@@ -1112,7 +1113,9 @@ function verdictItem(v) {
 function tipContent(postAudit) {
   const who = postAudit.character && postAudit.character !== postAudit.author
     ? `${postAudit.author} (${postAudit.character})` : postAudit.author || "";
-  const verdicts = asArray(postAudit.verdicts).filter(isPlainObject);
+  const rank = { error: 0, warning: 1, ruling: 2, info: 3 };
+  // Worst first; the service's order within a severity (Array.prototype.sort is stable).
+  const verdicts = asArray(postAudit.verdicts).filter(isPlainObject).sort((a, b) => rank[sevOf(a)] - rank[sevOf(b)]);
   const st = stateFor(postAudit.state, postAudit.character || postAudit.author);
   return [
     h("h3", null, `${t("post")} #${normPostId(postAudit.id)} — ${who}`),
@@ -1203,7 +1206,8 @@ function flipNearEdge(wraps) {
 function renderRollMarks(ref, postAudit, places, theme) {
   const byRoll = new Map();
   for (const v of asArray(postAudit.verdicts)) {
-    if (!isPlainObject(v) || !Number.isInteger(v.roll) || v.roll < 0) continue;
+    // Marks are for what is wrong or open; a plain outcome note ("colpito", "difeso") stays in the tooltip.
+    if (!isPlainObject(v) || !Number.isInteger(v.roll) || v.roll < 0 || sevOf(v) === "info") continue;
     if (!byRoll.has(v.roll)) byRoll.set(v.roll, []);
     byRoll.get(v.roll).push(v);
   }
@@ -1322,9 +1326,13 @@ function listSection(title, items, cls) {
   return h("div", { class: cls }, h("h3", null, title), h("ul", null, items.map((x) => h("li", null, x))));
 }
 
+function isEmpty(x) {
+  return x === null || x === undefined || x === "" || (Array.isArray(x) && !x.length) || (isPlainObject(x) && !Object.keys(x).length);
+}
+
 function statText(name, v) {
   if (isPlainObject(v) && v.total !== undefined) {
-    const rest = Object.entries(v).filter(([k]) => k !== "total").map(([k, x]) => `${k} ${fmtValue(x)}`);
+    const rest = Object.entries(v).filter(([k, x]) => k !== "total" && !isEmpty(x)).map(([k, x]) => `${k} ${fmtValue(x)}`);
     return `${name}: ${fmtValue(v.total)}${rest.length ? ` (${rest.join(", ")})` : ""}`;
   }
   return `${name}: ${fmtValue(v)}`;
@@ -1419,7 +1427,10 @@ function renderTurn(next, ctx) {
     block.append(h("div", { class: "row" }, copyButton(registro.join("\n"))));
     sec.append(block);
   }
-  const tags = asArray(next.dice_tags).filter((d) => isPlainObject(d) && typeof d.tag === "string" && d.tag);
+  // `dice_tags: [{label, tag}]`, or the engine's `dice: [{phase, action, tag}]`.
+  const tags = asArray(next.dice_tags).concat(asArray(next.dice))
+    .filter((d) => isPlainObject(d) && typeof d.tag === "string" && d.tag)
+    .map((d) => ({ tag: d.tag, label: d.label || [d.action, d.phase ? `(${d.phase})` : null].filter(Boolean).join(" ") }));
   if (tags.length) {
     const box = ctx.platform.replyBox(document);
     const block = h("div", { class: "dice" }, h("h3", null, t("diceTags")));

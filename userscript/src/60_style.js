@@ -34,7 +34,8 @@ const BASE_CSS = `
   border-radius:8px; border:1px solid currentColor; font:700 10px/13px system-ui,Arial,sans-serif; text-align:center; cursor:pointer; }
 .tip, .panel { color:var(--fg); background:var(--bg); border:1px solid var(--border); border-radius:8px;
   box-shadow:var(--shadow); font:13px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif; }
-.tip { position:fixed; max-width:min(460px, calc(100vw - 16px)); padding:8px 10px; pointer-events:auto; }
+.tip { position:fixed; max-width:min(460px, calc(100vw - 16px)); max-height:min(70vh, 560px); overflow:auto;
+  padding:8px 10px; pointer-events:auto; }
 .tip[hidden], .panel [hidden] { display:none !important; }
 .tip h3, .panel h3 { margin:0 0 4px; font-size:13px; }
 .tip ul, .panel ul { margin:0; padding:0 0 0 16px; }

@@ -125,7 +125,9 @@ function verdictItem(v) {
 function tipContent(postAudit) {
   const who = postAudit.character && postAudit.character !== postAudit.author
     ? `${postAudit.author} (${postAudit.character})` : postAudit.author || "";
-  const verdicts = asArray(postAudit.verdicts).filter(isPlainObject);
+  const rank = { error: 0, warning: 1, ruling: 2, info: 3 };
+  // Worst first; the service's order within a severity (Array.prototype.sort is stable).
+  const verdicts = asArray(postAudit.verdicts).filter(isPlainObject).sort((a, b) => rank[sevOf(a)] - rank[sevOf(b)]);
   const st = stateFor(postAudit.state, postAudit.character || postAudit.author);
   return [
     h("h3", null, `${t("post")} #${normPostId(postAudit.id)} — ${who}`),
@@ -216,7 +218,8 @@ function flipNearEdge(wraps) {
 function renderRollMarks(ref, postAudit, places, theme) {
   const byRoll = new Map();
   for (const v of asArray(postAudit.verdicts)) {
-    if (!isPlainObject(v) || !Number.isInteger(v.roll) || v.roll < 0) continue;
+    // Marks are for what is wrong or open; a plain outcome note ("colpito", "difeso") stays in the tooltip.
+    if (!isPlainObject(v) || !Number.isInteger(v.roll) || v.roll < 0 || sevOf(v) === "info") continue;
     if (!byRoll.has(v.roll)) byRoll.set(v.roll, []);
     byRoll.get(v.roll).push(v);
   }

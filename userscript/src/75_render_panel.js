@@ -72,9 +72,13 @@ function listSection(title, items, cls) {
   return h("div", { class: cls }, h("h3", null, title), h("ul", null, items.map((x) => h("li", null, x))));
 }
 
+function isEmpty(x) {
+  return x === null || x === undefined || x === "" || (Array.isArray(x) && !x.length) || (isPlainObject(x) && !Object.keys(x).length);
+}
+
 function statText(name, v) {
   if (isPlainObject(v) && v.total !== undefined) {
-    const rest = Object.entries(v).filter(([k]) => k !== "total").map(([k, x]) => `${k} ${fmtValue(x)}`);
+    const rest = Object.entries(v).filter(([k, x]) => k !== "total" && !isEmpty(x)).map(([k, x]) => `${k} ${fmtValue(x)}`);
     return `${name}: ${fmtValue(v.total)}${rest.length ? ` (${rest.join(", ")})` : ""}`;
   }
   return `${name}: ${fmtValue(v)}`;
@@ -169,7 +173,10 @@ function renderTurn(next, ctx) {
     block.append(h("div", { class: "row" }, copyButton(registro.join("\n"))));
     sec.append(block);
   }
-  const tags = asArray(next.dice_tags).filter((d) => isPlainObject(d) && typeof d.tag === "string" && d.tag);
+  // `dice_tags: [{label, tag}]`, or the engine's `dice: [{phase, action, tag}]`.
+  const tags = asArray(next.dice_tags).concat(asArray(next.dice))
+    .filter((d) => isPlainObject(d) && typeof d.tag === "string" && d.tag)
+    .map((d) => ({ tag: d.tag, label: d.label || [d.action, d.phase ? `(${d.phase})` : null].filter(Boolean).join(" ") }));
   if (tags.length) {
     const box = ctx.platform.replyBox(document);
     const block = h("div", { class: "dice" }, h("h3", null, t("diceTags")));

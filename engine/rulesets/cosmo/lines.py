@@ -43,6 +43,7 @@ _LEVEL_WORDS = re.compile(r"(?i)^\s*special\s+di\s+(primo|secondo)\s+livello\s*$
 _DN = re.compile(r"(?i)difesa\s+naturale.*?(\d+)\s*$")
 _PERCENT = re.compile(r"(\d+)\s*%\s*\)?\s*$")
 _NO_ACTION_KINDS = ("sconfitto", "svenuto", "annullo")  # may stand alone without brackets
+_STANDALONE = ("[", "(", "{", ":", "!", ".")
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def parse_line(line: str, roll: int | None = None) -> Action | None:
     rest = m.group("rest") or ""
     if kind not in _NO_ACTION_KINDS and "[" not in rest and roll is None:
         return None  # prose such as "Caio para il colpo": an action line always has a [bracket]
-    if kind in _NO_ACTION_KINDS and roll is None and rest.strip() and not rest.lstrip().startswith(("[", "(", "{", ":", "!", ".")):
+    if kind in _NO_ACTION_KINDS and roll is None and rest.strip() and not rest.lstrip().startswith(_STANDALONE):
         return None
     actor = m.group("who")
     targets: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""The `cosmo` ruleset: pools (Forza/Mente vs Resistenza/Volontà), Incassare, Contrattacco, Tabella 5, statuses, Cosmo."""
+"""The `cosmo` ruleset: Pool vs Resistenza/Volontà, Incassare, Contrattacco, Tabella 5, statuses and Cosmo."""
 from __future__ import annotations
 
 import re
@@ -17,6 +17,7 @@ _RULING_LINE = re.compile(
 _ARMOUR_ON = "con armatura"
 _ARMOUR_OFF = "senza armatura"
 _PLURAL = {T.FISICO: "fisici", T.MENTALE: "mentali"}
+_STATS = ("Forza", "Mente", "Resistenza", "Volontà", "Reattività")
 
 
 # --------------------------------------------------------------------------- state
@@ -113,7 +114,7 @@ class State:
 class _Ctx:
     post: Post
     verdicts: list[Verdict] = field(default_factory=list)
-    faint: list[str] = field(default_factory=list)  # fighters who spent their whole maximum cosmo in one action
+    faint: list[tuple[str, int]] = field(default_factory=list)  # (fighter, cosmo) whole maximum spent in one action
     freed: set[str] = field(default_factory=set)  # freed from a block in this post: full defence, no level malus
     lowered: dict[str, int] = field(default_factory=dict)  # malus categories lowered in this post
 
@@ -170,6 +171,13 @@ def _half(n: int) -> int | float:
     return n // 2 if n % 2 == 0 else n / 2
 
 
+def _bracketed(actions: list[Action]) -> set[tuple[str, int]]:
+    """(folded name, value) of every `[Stat N]` / `[Cosmo N]` written inside this post's action lines."""
+    out = {(fold(k), v) for a in actions for k, v in a.stats.items()}
+    out |= {("cosmo", a.numbers["cosmo"]) for a in actions if "cosmo" in a.numbers}
+    return out
+
+
 def _join(*names: str | None) -> str | None:
     """Several settings one verdict depends on, comma-separated (None when none)."""
     named = [n for n in names if n]
@@ -223,8 +231,7 @@ class Cosmo:
                 "pv": f.pv, "pv_max": f.pv_max, "cosmo": f.cosmo, "cosmo_max": f.cosmo_max,
                 "conditions": conds, "blocco": blocco,
                 "danni_da_tirare": [d.band or "da stabilire (Tabella 5)" for d in f.due],
-                "stats": {s: self._stat(state, n, s) for s in ("Forza", "Mente", "Resistenza", "Volontà", "Reattività")
-                          if self._stat(state, n, s) is not None},
+                "stats": {s: v for s in _STATS if (v := self._stat(state, n, s)) is not None},
             }
         return out
 
@@ -234,7 +241,8 @@ class Cosmo:
             alive = [n for n in state.order if not state.fighters[n].out]
             if alive:
                 nxt = alive[(alive.index(state.last) + 1) % len(alive)] if state.last in alive else alive[0]
-        hint: dict[str, Any] = {"ruleset": self.id, "round": state.round, "character": nxt, "scontro_finito": state.ended}
+        hint: dict[str, Any] = {"ruleset": self.id, "round": state.round, "character": nxt,
+                                "scontro_finito": state.ended}
         if nxt is None:
             return hint
         f = state.fighters.get(nxt)
@@ -330,20 +338,24 @@ class Cosmo:
             state = self._set(state, Fighter(name=actor))
         f0 = state.fighters[actor]
         fresh = not f0.seen and not f0.touched
+        actions = post_actions(post)
+        written = _bracketed(actions)
         if post.schema is not None and post.schema.stats:
-            stats = {**f0.stats, **{k: v.total for k, v in post.schema.stats.items()}}
+            # a stat the schema reader took from an action line (`Difesa [Volontà 220]`) is not the sheet's
+            stats = {**f0.stats, **{k: v.total for k, v in post.schema.stats.items()
+                                    if (fold(k), v.total) not in written}}
             state = self._set(state, replace(f0, stats=stats))
         state = self._round(state, actor, ctx)
-        actions = post_actions(post)
         attacks = [a for a in actions if a.kind == "attacco"]
         was_defending = any(a.target == actor for a in state.incoming)
 
-        if state.fighters[actor].out and any(a.kind in ("attacco", "difesa", "contrattacco", "incasso") for a in actions):
+        acting = [a for a in actions if a.kind in ("attacco", "difesa", "contrattacco", "incasso")]
+        if state.fighters[actor].out and acting:
             f = state.fighters[actor]
             ctx.add("cosmo.out_of_fight", "error",
                     f"{actor} è {'Sconfitto' if f.has('Sconfitto') else 'Svenuto'}: non può più agire fino alla "
                     "fine della giocata.", T.R_SCONFITTO if f.has("Sconfitto") else T.R_SVENUTO,
-                    expected="nessuna azione", found=len(attacks) or 1)
+                    roll=acting[0].roll, expected="nessuna azione", found=acting[0].raw)
         else:
             state = self._block_actions(state, actor, actions, ctx)
             state = self._defend(state, actor, actions, ctx)
@@ -351,15 +363,15 @@ class Cosmo:
             for a in attacks:
                 state = self._attack(state, actor, a, ctx, entrance=f0.posts == 0)
             state = self._declarations(state, actor, actions, attacks, was_defending, ctx)
-        for name in ctx.faint:
+        for name, amount in ctx.faint:
             f = state.fighters[name]
             if not f.has("Svenuto"):
                 state = self._set(state, f.with_cond("Svenuto"))
                 ctx.add("cosmo.fainted", "warning",
                         f"{name} ha usato tutto il suo massimale di cosmo ({f.cosmo_max}) in una sola azione: sviene.",
-                        T.R_SVENUTO, expected=f.cosmo_max, found=f.cosmo_max, fighter=name)
+                        T.R_SVENUTO, expected=f.cosmo_max, found=amount, fighter=name)
         state = self._missing_rolls(state, actor, ctx)
-        state = self._schema(state, post, actor, ctx, fresh)
+        state = self._schema(state, post, actor, ctx, fresh, written)
         f = state.fighters[actor]
         state = self._set(state, replace(f, posts=f.posts + 1, seen=True))
         order = state.order if actor in state.order else state.order + (actor,)
@@ -462,7 +474,7 @@ class Cosmo:
             f = replace(f, cosmo=f.cosmo - amount, touched=f.touched or not f.seen)
             state = self._set(state, f)
         if f.cosmo_max is not None and amount >= f.cosmo_max:
-            ctx.faint.append(who)
+            ctx.faint.append((who, amount))
         return state, True
 
     # ---- attacks
@@ -486,8 +498,9 @@ class Cosmo:
                             f"{tname} si basa su {stat}, non su {s}.", T.R_ATTACK, roll=act.roll,
                             expected=stat, found=s)
             c = _find(state.registry.characters, who)
-            skills = [fold(t) for t in (c.techniques if c else ())] + [fold(s) for s in (c.extra.get("skill", ()) if c else ())]
-            if skills and fold(tname) not in skills and not (fold(tname) == "spf" and "sblocco potenziale fisico" in skills):
+            skills = {fold(t) for t in (c.techniques if c else ())} | {fold(s) for s in (c.extra.get("skill", ()) if c else ())}
+            wanted = fold(T.SKILL_NAMES[nature])
+            if skills and wanted not in skills and fold(tname) not in skills:
                 ctx.add("cosmo.skill_missing", "error",
                         f"{who} non ha la Skill {T.SKILL_NAMES[nature]}: niente attacco base {nature}.", T.R_ATTACK,
                         roll=act.roll, expected=T.SKILL_NAMES[nature], found=None)
@@ -614,8 +627,8 @@ class Cosmo:
                          release="libera" in act.tags)
             ctx.add("cosmo.attack", "info",
                     f"{actor} attacca {tgt} con {tname or 'un attacco'} "
-                    f"({'Base' if level == 0 else f'Special {level}' if level else 'livello ?'}, {stat or '?'} "
-                    f"{pool if pool is not None else '?'}).", T.R_ATTACK, roll=act.roll, expected=None, found=pool,
+                    f"({'Base' if level == 0 else f'Special {level}' if level else 'livello ?'} su {stat or '?'}, "
+                    f"Pool {pool if pool is not None else '?'}).", T.R_ATTACK, roll=act.roll, expected=None, found=pool,
                     target=tgt, level=level, nature=nature)
             if tf.has("Svenuto"):
                 # "alla mercé degli altri": no defence, the hit lands on Difesa Naturale at once
@@ -629,21 +642,7 @@ class Cosmo:
     def _block_actions(self, state: State, actor: str, actions: list[Action], ctx: _Ctx) -> State:
         for act in actions:
             f = state.fighters[actor]
-            if act.kind == "annullo":
-                if f.block is None:
-                    continue
-                if f.block.reflected:
-                    state = self._set(state, replace(f, block=None))
-                    ctx.freed.add(actor)
-                    ctx.add("cosmo.reflected_block_cancelled", "info",
-                            f"{actor} annulla la propria Special {f.block.technique} riflessa: nessun malus, si "
-                            "difende subito.", T.R_REFLECTED, roll=act.roll, fighter=actor)
-                else:
-                    ctx.add("cosmo.cancel_not_allowed", "error",
-                            f"Si annulla subito solo la propria Special Bloccante/Ghermente riflessa; "
-                            f"{f.block.technique} non lo è.", T.R_REFLECTED, roll=act.roll, expected="Special riflessa",
-                            found=f.block.technique)
-            elif act.kind == "liberazione":
+            if act.kind == "liberazione":
                 amount = act.numbers.get("cosmo")
                 if f.block is None:
                     ctx.add("cosmo.not_blocked", "warning", f"{actor} non è bloccato: niente da cui liberarsi.",
@@ -696,6 +695,7 @@ class Cosmo:
     def _defend(self, state: State, actor: str, actions: list[Action], ctx: _Ctx) -> State:
         pending = [a for a in state.incoming if a.target == actor]
         defences = [a for a in actions if a.kind in ("difesa", "incasso", "contrattacco")]
+        pending = self._cancel_reflected(state, actor, pending, [a for a in actions if a.kind == "annullo"], ctx)
         if not pending:
             for d in defences:
                 if d.kind == "contrattacco":
@@ -770,6 +770,29 @@ class Cosmo:
                         f"{', '.join(d.targets) or 'questo avversario'} è rivolto a {actor}.", T.R_COUNTER,
                         roll=d.roll, expected=sorted(attackers), found=list(d.targets))
         return state
+
+    def _cancel_reflected(self, state: State, actor: str, pending: list[Attack], cancels: list[Action],
+                          ctx: _Ctx) -> list[Attack]:
+        """`Annullo [Special]`: one's own Bloccante/Ghermente reflected back is cancelled at once, in the defence turn
+        it arrives (no block, no turn malus); any other block cannot be cancelled this way."""
+        for act in cancels:
+            names = {fold(n) for n in act.names}
+            k = next((i for i, a in enumerate(pending) if a.effect and (not names or fold(a.technique) in names)), None)
+            if k is not None and pending[k].reflected:
+                atk = pending[k]
+                pending[k] = replace(atk, effect=None)
+                ctx.add("cosmo.reflected_block_cancelled", "info",
+                        f"{actor} annulla subito la propria {atk.technique} ({atk.effect}) riflessa: nessun blocco né "
+                        "malus di turno, si difende normalmente.", T.R_REFLECTED, roll=act.roll, fighter=actor)
+                continue
+            blocked_by = pending[k].technique if k is not None else (
+                state.fighters[actor].block.technique if state.fighters[actor].block is not None else None)
+            if blocked_by is not None:
+                ctx.add("cosmo.cancel_not_allowed", "error",
+                        "Si annulla solo la propria Special Bloccante/Ghermente riflessa, e subito, nel turno in cui "
+                        f"arriva: {blocked_by} non si può annullare così.", T.R_REFLECTED, roll=act.roll,
+                        expected="Special propria riflessa, appena arrivata", found=blocked_by)
+        return pending
 
     def _block_malus(self, state: State, ctx: _Ctx, who: str) -> tuple[int, bool]:
         """(malus to the opposed defence value, is blocked) — none once freed in this post."""
@@ -1045,17 +1068,11 @@ class Cosmo:
         vf = state.fighters[victim]
         bands = state.bands
         if atk.release and vf.block is not None and vf.block.by == atk.attacker:
-            rank = T.band_rank(band.name, bands) if band else None
-            mod = T.band_rank(T.MODERATO, bands)
-            if rank is not None and mod is not None and rank >= mod:
-                vf = replace(vf, block=None)
-                ctx.add("cosmo.released", "info", f"{atk.attacker} libera {victim} con un danno {band.name}.",
-                        T.R_BLOCCATO, roll=roll, expected=T.MODERATO, found=band.name if band else None)
-            else:
-                ctx.add("cosmo.release_not_allowed", "error",
-                        f"Ci si libera da un blocco solo con un danno almeno Moderato, non "
-                        f"{band.name if band else 'sconosciuto'}.", T.R_BLOCCATO, roll=roll, expected=T.MODERATO,
-                        found=band.name if band else None)
+            # the hit is at least Moderato (minimum damage of a blocked fighter): the blocker may free its victim
+            vf = replace(vf, block=None)
+            ctx.add("cosmo.released", "info", f"{atk.attacker} libera {victim} con un danno "
+                    f"{band.name if band else 'almeno Moderato'}.", T.R_BLOCCATO, roll=roll, expected=T.MODERATO,
+                    found=band.name if band else None)
         if atk.effect and diff > 0:
             turns = atk.turns if atk.turns is not None else (band.turns if band else None)
             grip = fold(atk.effect) == "ghermente"
@@ -1130,6 +1147,10 @@ class Cosmo:
             if f.pv is not None:
                 f = replace(f, pv=max(0, f.pv - total), touched=f.touched or not f.seen)
             state = self._set(state, f)
+            if f.pv == 0 and pv0:
+                ctx.add("ruling.needed", "warning",
+                        f"{who} arriva a 0 Punti Salute: il testo non dice cosa accade (oltre al One shot). "
+                        "Decide il master.", T.R_TAB5, roll=act.roll, expected=None, found=0, victim=who)
             ctx.add("outcome.damage_rolled", "info",
                     f"{who} tira il danno {band.name if band else named}: −{total} PV"
                     + (f" ({pv0} → {f.pv})." if pv0 is not None else "."), T.R_TAB5, roll=act.roll,
@@ -1182,7 +1203,8 @@ class Cosmo:
 
     # ---- schema
 
-    def _schema(self, state: State, post: Post, actor: str, ctx: _Ctx, fresh: bool) -> State:
+    def _schema(self, state: State, post: Post, actor: str, ctx: _Ctx, fresh: bool,
+                written: frozenset[tuple[str, int]] | set[tuple[str, int]] = frozenset()) -> State:
         s = post.schema
         if s is None:
             return state
@@ -1192,6 +1214,8 @@ class Cosmo:
             res = s.resources.get(key)
             if res is None:
                 continue
+            if res.max is None and (fold(key), res.current) in written:
+                continue  # `Liberazione [Cosmo 100]` read as a pool by the schema reader: not the schema's value
             mx = getattr(f, attr + "_max")
             if mx is None and res.max is not None:
                 upd[attr + "_max"] = res.max

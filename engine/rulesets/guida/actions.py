@@ -15,7 +15,7 @@ P_DADO = "Successo e Fallimento delle Azioni › Fattore Casualità"
 P_ALLEATI = "Bersagli Multipli › Difesa su Alleati"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ActionSpec:
     """One action of the rule text. `die_difensiva`/`die_offensiva` are the sides of the die in that phase
     (None = not allowed in that phase, 0 = allowed but no roll)."""
@@ -35,6 +35,13 @@ class ActionSpec:
     physical_only: bool = False  # Sbilanciamento: only against Attacchi Fisici Diretti
     counts_as_defense: bool = True  # answers one incoming attack (Azione Secondaria Indipendente does not)
     ally: bool = False  # "su Alleato" variants
+
+    # One spec per action key (the ACTIONS table): hashing and comparing by key keeps the checks' caches cheap.
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, ActionSpec) and self.key == other.key)
 
     @property
     def rolls(self) -> bool:

@@ -616,7 +616,6 @@ def _rolls(p: _Post) -> None:
     liberazioni: dict[str, int] = {}
     defensive_open = True
     offensive_seen = False
-    settings = p.state.settings
     for i, roll in enumerate(post.rolls):
         tag = roll.tag
         spec = classify(tag.action if tag and tag.action else roll.label)
@@ -649,7 +648,8 @@ def _rolls(p: _Post) -> None:
         if f.preparazione and actor == name:
             if phase == "difensiva" and spec.role == "difensiva":
                 reqs.append(Requirement("preparazione", 2, "Preparazione", P_DESCRIZIONE, True))
-            elif phase == "offensiva" and not mine and spec.rolls:
+            elif phase == "offensiva" and (not mine or not dfn.any_defence) and spec.rolls:
+                # no Fase Difensiva, or a Difesa Nulla: +1 to hit
                 reqs.append(Requirement("preparazione", 1, "Preparazione", P_DESCRIZIONE, True))
         if phase == "offensiva" and spec.counter:
             res = dfn.counter.get(spec.key)
@@ -843,6 +843,7 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
     numbers = {"attack_total": A, "defence_total": Dv, "attack_rendered": atk.rendered, "defence_rendered": chk.rendered,
                "attack_post": atk.post, "attack_roll": atk.roll}
     if spec.key == "contrattacco_generica":
+        dfn.counter_target[spec.key] = atk.attacker  # launched either way (Azione Generica)
         if Dv >= A:
             p.v("outcome.suspended", post.id,
                 f"Contrattacco su Azione Generica riuscito ({Dv} ≥ {A}): l'Azione Generica di {atk.attacker} è Sospesa "
@@ -869,6 +870,8 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
         _hit(p, atk, HALF, [f"Protezione riuscita ({Dv} ≥ {A}): Danni dimezzati"], spec.name, i,
              numbers=numbers, protezione=True, defended_message=True)
         return
+    if spec.counter:
+        dfn.counter_target[spec.key] = atk.attacker  # the follow-up in Fase Offensiva goes back to the attacker
     if spec.key == "contrattacco_diretto":
         dfn.counter[spec.key] = "riuscito"
         _hit(p, atk, ONE, [f"Contrattacco Diretto riuscito ({Dv} ≥ {A}): il Difensore subisce in pieno "
@@ -882,7 +885,6 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
     if spec.intercepts:
         if spec.counter:
             dfn.counter[spec.key] = "riuscito"
-            dfn.counter_target[spec.key] = atk.attacker
         _clash(p, i, roll, spec, chk, atk, dfn, numbers)
         return
     # Schivata / Sbilanciamento won on time: no damage
@@ -922,19 +924,22 @@ def _physical(reg: Registry, atk: Incoming) -> bool | None:
 
 
 def _drop_group(p: _Post, atk: Incoming, i: int) -> None:
-    """Bersagli Multipli mirati: one target stopping the attack annuls it for all; others: case by case."""
+    """Bersagli Multipli mirati: one target stopping the attack annuls it for all (also where it already landed,
+    while its damage is not yet written); the other kinds: case by case."""
     others = [a for a in p.incoming if a.group == atk.group and a.id != atk.id]
-    if not others:
+    landed = [h for h in p.hits if h.attack.group == atk.group and h.attack.id != atk.id]
+    if not others and not landed:
         return
+    names = ", ".join([a.target for a in others] + [h.attack.target for h in landed])
     if B.fermato_per_tutti({"multipli": "multiplo"}.get(atk.multi or "mirato", atk.multi or "mirato")):
         p.incoming = [a for a in p.incoming if not (a.group == atk.group and a.id != atk.id)]
+        p.hits = [h for h in p.hits if not (h.attack.group == atk.group and h.attack.id != atk.id)]
         p.v("outcome.action_annulled", p.post.id,
-            f"L'Attacco a Bersagli Multipli di {atk.attacker} è fermato: annullato anche per "
-            + ", ".join(a.target for a in others) + ".", P_BERSAGLI, roll=i)
+            f"L'Attacco a Bersagli Multipli di {atk.attacker} è fermato: annullato anche per {names}.", P_BERSAGLI, roll=i)
     else:
         p.v("ruling.needed", p.post.id,
-            f"L'Attacco di {atk.attacker} è fermato da {p.name}: se sia annullato anche per "
-            + ", ".join(a.target for a in others) + " si valuta caso per caso.", P_BERSAGLI, roll=i)
+            f"L'Attacco di {atk.attacker} è fermato da {p.name}: se sia annullato anche per {names} si valuta caso "
+            "per caso.", P_BERSAGLI, roll=i)
 
 
 def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming, dfn: _Defence,
@@ -1035,8 +1040,8 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     tag = roll.tag
     targets = [(_resolve_name(p.state, t) or t) for t in (tag.targets if tag else ())]
     if not targets:
-        if spec.counter and dfn.counter_target.get(spec.key.replace("_diretto", "")):
-            targets = [dfn.counter_target[spec.key.replace("_diretto", "")]]
+        if spec.counter and dfn.counter_target.get(spec.key):
+            targets = [dfn.counter_target[spec.key]]
         else:
             others = [n for n in p.fighters if n != actor and n in (p.state.order + (p.name,))]
             if spec.role == "offensiva" and len(others) == 1:

@@ -1,0 +1,123 @@
+"""The userscript against the real service: Chromium on a fixture forum served by tests/forumserver.py, GM
+requests going over real HTTP to the Flask app on waitress, which scrapes that forum and replays the fight."""
+from __future__ import annotations
+
+import collections
+import json
+import urllib.parse
+
+import pytest
+import requests
+
+from tests.plugins.browser import wait_done
+
+pytestmark = pytest.mark.browser
+
+pytest.importorskip("scraper.parse", reason="the scraper has not landed yet")
+pytest.importorskip("server.app", reason="the service has not landed yet")
+
+# (forum host, path of the thread's last page on that forum, platform key for the screenshot)
+THREADS = [
+    ("bleach-gdr.forumfree.it", "/?t=62345678&st=15", "forumfree"),
+    ("arena-shinigami.forumattivo.com", "/t87p20-arena-di-karakura-hollow-vs-quincy", "forumotion-phpbb3"),
+    ("forum.karakura-gdr.it", "/viewtopic.php?t=312&start=15", "phpbb"),
+]
+
+SEVERITY_KEYS = {"error": "errors", "warning": "warnings"}
+
+
+@pytest.fixture()
+def live_service(tmp_path):
+    from server.app import create_app
+    from tests.plugins.server import LiveServer
+
+    app = create_app({
+        "database": str(tmp_path / "arbitro.sqlite3"), "cache_dir": str(tmp_path / "cache"),
+        "default_ruleset": "guida", "allowed_hosts": ["127.0.0.1"], "allow_private": True,
+        "fetch_min_interval": 0.0, "fetch_retries": 0, "obey_robots": False, "follow_sheets": True,
+        "secret_key": "prova-userscript",
+    })
+    srv = LiveServer(app).start()
+    yield srv
+    srv.stop()
+    app.extensions["arbitro"].close()
+
+
+@pytest.fixture()
+def live_forum(fixtures_dir):
+    from tests.forumserver import ForumServer
+
+    servers = []
+
+    def make(host: str):
+        srv = ForumServer(fixtures_dir)
+        srv.start()
+        srv.load_forum(host)
+        servers.append(srv)
+        return srv
+
+    yield make
+    for srv in servers:
+        srv.stop()
+
+
+def _no_page_scripts(route):
+    # The fixture pages carry hostile posts a careless forum lets through: the forum's own scripts stay off.
+    resp = route.fetch()
+    route.fulfill(response=resp, headers={**resp.headers, "content-security-policy": "script-src 'unsafe-eval'"})
+
+
+@pytest.mark.parametrize("host,path,key", THREADS, ids=[t[2] for t in THREADS])
+def test_overlay_from_the_real_service(host, path, key, live_service, live_forum, gm_factory, build_dir):
+    forum = live_forum(host)
+    gm = gm_factory(live_service.url)
+    gm.context.route(forum.url("/") + "**", _no_page_scripts)
+    pg = gm.new_page()
+    pg.goto(forum.url(path))
+    assert wait_done(pg, timeout=60000) == "drawn"
+
+    # first view of an unknown thread: GET (404), then POST creates the audit
+    assert [r["method"] for r in gm.http_log] == ["GET", "POST"]
+    thread_url = json.loads(gm.http_log[1]["data"])["url"]
+    r = requests.get(f"{live_service.url}/api/v1/threads", params={"url": thread_url}, timeout=30)
+    assert r.status_code == 200, r.text[:300]
+    audit = r.json()["audit"]
+
+    on_page = pg.evaluate("""() => [...document.querySelectorAll('[id]')].map(e => e.id)""")
+    page_ids = {i[2:] if i.startswith("ee") else i[1:] for i in on_page if i[:2] == "ee" or i[:1] == "p"}
+    page_ids |= set(pg.evaluate("""() => [...document.querySelectorAll('a[name^=entry]')].map(a => a.name.slice(5))"""))
+    expected = {}
+    for post in audit["posts"]:
+        if post["id"] not in page_ids:
+            continue
+        c = collections.Counter(v["severity"] for v in post["verdicts"])
+        rulings = sum(1 for v in post["verdicts"] if "ruling" in v["code"] and v["severity"] == "info")
+        expected[post["id"]] = (c["error"], c["warning"], rulings)
+    assert expected, "the audit has no post of this page"
+    got = {r[0]: tuple(r[1:]) for r in pg.locator("arbitro-badge").evaluate_all(
+        "els => els.map(e => [e.dataset.post, +e.dataset.errors, +e.dataset.warnings, +e.dataset.rulings])")}
+    assert got == expected
+
+    # the tooltip of a post with errors shows the service's words
+    worst = next((p for p in audit["posts"] if p["id"] in expected and expected[p["id"]][0]), None)
+    if worst:
+        pg.evaluate("pid => document.querySelector(`arbitro-badge[data-post='${pid}']`).scrollIntoView({block: 'start'})",
+                    worst["id"])
+        pg.hover(f"arbitro-badge[data-post='{worst['id']}'] .badge")
+        tip = pg.locator("arbitro-layer .tip")
+        tip.wait_for(state="visible")
+        first_error = next(v for v in worst["verdicts"] if v["severity"] == "error")
+        assert first_error["message"] in tip.inner_text()
+
+    # this is the last page: the "Tocca a" panel with the service's next character and its dice tags
+    nxt = audit["next"]
+    if nxt.get("character"):
+        assert f"Tocca a {nxt['character']}" in pg.locator("arbitro-layer .turn").inner_text()
+        tags = [d["tag"] for d in (nxt.get("dice_tags") or []) + (nxt.get("dice") or []) if d.get("tag")]
+        assert pg.locator("arbitro-layer .dice code").all_inner_texts() == tags
+    href = pg.locator("arbitro-layer [data-action=report]").get_attribute("href")
+    assert href == f"{live_service.url}/audit?url={urllib.parse.quote(thread_url, safe='')}"
+
+    (build_dir / "screenshots").mkdir(exist_ok=True)
+    pg.screenshot(path=str(build_dir / "screenshots" / f"userscript-live-{key}.png"), full_page=True)
+    assert gm.dialogs == []
