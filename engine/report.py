@@ -58,6 +58,13 @@ def counts(audit: Audit) -> dict[str, int]:
     return out
 
 
+def _next_title(nxt: dict[str, Any]) -> str:
+    who, upcoming = nxt.get("character"), nxt.get("next_to_post", nxt.get("character"))
+    if upcoming and upcoming != who:
+        return f"Suggerimento per {who} (il prossimo a postare è {upcoming})"
+    return f"Prossimo turno: {who}"
+
+
 def render_text(audit: Audit, *, colour: bool = False, character: str | None = None) -> str:
     """A readable per-turn report; ANSI colour only when asked (the command asks on a TTY)."""
     def paint(s: str, sev: str | None = None, bold: bool = False) -> str:
@@ -87,7 +94,7 @@ def render_text(audit: Audit, *, colour: bool = False, character: str | None = N
     nxt = audit.next or {}
     if nxt.get("character"):
         lines.append("")
-        lines.append(paint(f"Prossimo turno: {nxt['character']}", bold=True))
+        lines.append(paint(_next_title(nxt), bold=True))
         for h in nxt.get("hints", []):
             lines.append(f"  - {h}")
         dice = nxt.get("dice") or []
@@ -130,7 +137,7 @@ def render_markdown(audit: Audit, *, character: str | None = None) -> str:
         out.append(f"- {_md_escape(character_line(name, ch))}")
     nxt = audit.next or {}
     if nxt.get("character"):
-        out += ["", f"## Prossimo turno: {_md_escape(nxt['character'])}", ""]
+        out += ["", f"## {_md_escape(_next_title(nxt))}", ""]
         out += [f"- {_md_escape(h)}" for h in nxt.get("hints", [])]
         if nxt.get("dice"):
             out += ["", "```"] + [d["tag"] for d in nxt["dice"]] + ["```"]

@@ -153,10 +153,10 @@ def forumfree_api_url(url: str) -> str:
     parts = urlsplit(url)
     query = dict(parse_qsl(parts.query))
     tid = query.get("t", "")
-    if not tid.isdigit() or parts.path not in ("", "/", "/index.php", "/api.php"):
+    if not re.fullmatch(r"[0-9]+", tid) or parts.path not in ("", "/", "/index.php", "/api.php"):
         raise BadSource(f"api.php vale solo per le discussioni ForumFree/ForumCommunity (…/?t=<numero>): {url}")
     st = query.get("st", "0")
-    return urlunsplit((parts.scheme, parts.netloc, "/api.php", f"t={tid}&st={st if st.isdigit() else 0}", ""))
+    return urlunsplit((parts.scheme, parts.netloc, "/api.php", f"t={tid}&st={st if re.fullmatch(r'[0-9]+', st) else 0}", ""))
 
 
 # --- pages ------------------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ class _Fetched:
     index: int
     url: str
     result: FetchResult | None  # None for a saved file
-    content: bytes
+    content: bytes  # as the parser gets them (see _bytes_for_parser); result.content is what was fetched
     final_url: str
     page: Any  # scraper.parse Page
 
@@ -179,9 +179,10 @@ def _parse_page(data: bytes, url: str, platform: str, config: Any) -> Any:
 def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress: Progress | None) -> list[_Fetched]:
     """Fetch the given page, then every page its pagination names (and any further page a later page names)."""
     first = fetcher.get(url)
-    page = _parse_page(_bytes_for_parser(first), first.final_url, platform, config)
+    data = _bytes_for_parser(first)
+    page = _parse_page(data, first.final_url, platform, config)
     platform = page.platform  # detection is done once; every page is read the same way
-    fetched: dict[int, _Fetched] = {page.page: _Fetched(page.page, url, first, first.content, first.final_url, page)}
+    fetched: dict[int, _Fetched] = {page.page: _Fetched(page.page, url, first, data, first.final_url, page)}
     known: dict[int, str] = {}
     dead: set[int] = set()  # offsets the forum answered with a page already read
     _learn(known, page, first.final_url)
@@ -200,7 +201,8 @@ def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress:
         if index > MAX_PAGES:
             raise NotAThread(f"la paginazione supera {MAX_PAGES} pagine: non sembra una discussione")
         result = fetcher.get(known[index])
-        got = _parse_page(_bytes_for_parser(result), result.final_url, platform, config)
+        data = _bytes_for_parser(result)
+        got = _parse_page(data, result.final_url, platform, config)
         if page.thread_id and got.thread_id and got.thread_id != page.thread_id:
             raise NotAThread(f"la pagina {index} ({result.final_url}) appartiene a un'altra discussione "
                              f"({got.thread_id} invece di {page.thread_id})")
@@ -208,7 +210,7 @@ def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress:
             # a forum that sends an offset past the end back to the last page: nothing new there
             dead.add(index)
             continue
-        fetched[index] = _Fetched(index, known[index], result, result.content, result.final_url, got)
+        fetched[index] = _Fetched(index, known[index], result, data, result.final_url, got)
         _learn(known, got, result.final_url)
         _report(progress, fetched, known, result.final_url)
     missing = [i for i in range(1, max(fetched) + 1) if i not in fetched and i not in dead]
@@ -312,8 +314,7 @@ def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetche
     if extra is not None:
         registry = (registry or Registry()).merged(extra)  # the master's file wins over scraped sheets
     # one final parse with the registry, so posts get the characters of the sheets they link
-    history = parse_pages([(_bytes_for_parser(f.result) if f.result else f.content, f.final_url) for f in fetched], platform=platform, config=config,
-                          fetched_at=fetched_at, registry=registry)
+    history = parse_pages([(f.content, f.final_url) for f in fetched], platform=platform, config=config, fetched_at=fetched_at, registry=registry)
     records = tuple(_page_record(f, previous) for f in fetched)
     return CrawlResult(history=history, pages=records, sheets=sheets)
 

@@ -39,6 +39,7 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB, ignore the rest
 ROBOTS_FAILURE_TTL = 300.0  # seconds an unreachable robots.txt keeps the origin blocked before asking again
 CHUNK = 64 * 1024
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes "¹" and "٣"
 
 
 def _version() -> str:
@@ -396,7 +397,7 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if _DIGITS.fullmatch(value):
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
@@ -705,7 +706,7 @@ class Fetcher:
 
     def _read(self, response: requests.Response, max_bytes: int, url: str, *, truncate: bool) -> bytes:
         declared = response.headers.get("Content-Length")
-        if not truncate and declared and declared.strip().isdigit() and int(declared) > max_bytes:
+        if not truncate and declared and _DIGITS.fullmatch(declared.strip()) and int(declared) > max_bytes:
             raise PageTooLarge(f"pagina troppo grande: {url} dichiara {int(declared)} byte "
                                f"(limite {max_bytes})")
         deadline = time.monotonic() + self.policy.total_timeout

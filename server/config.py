@@ -6,6 +6,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping
 
+from .errors import ServerError
+
 ENV_PREFIX = "ARBITRO_"
 
 # Forum hosts Arbitro reads by default (the platforms of DESIGN.md); phpBB boards are added per deployment.
@@ -56,7 +58,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(ServerError, ValueError):
     """A configuration file or variable with an unknown key or a value of the wrong kind."""
 
 

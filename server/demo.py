@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, redirect, request, url_for
 from markupsafe import escape
 
-from .errors import NotFound
+from .errors import NotFound, ServerError
 from .refresh import history_hash, run_replay
 
 bp = Blueprint("demo", __name__)
@@ -22,7 +22,7 @@ DEMO_CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-sr
             "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
-class DemoError(Exception):
+class DemoError(ServerError):
     """The demo fixture is missing or unreadable."""
 
 
@@ -82,7 +82,7 @@ def seed_demo(app: Flask) -> dict[str, Any]:
     rec = svc.storage.get_or_create_thread(url, audit.ruleset)
     rec = svc.storage.save_refresh(rec.id, history=hdoc, content_hash=history_hash(hdoc), audit=audit.to_dict(),
                                    replayed=audit.replayed, pages=[], log=[])
-    svc.refresher._remember(rec.id, audit)
+    svc.refresher.remember(rec.id, audit)
     info = {"thread_id": rec.id, "url": url, "tid": hdoc["thread"].get("thread_id") or "1", "pages": [str(p) for p, _ in pages], "page_urls": [u for _, u in items]}
     app.config["ARBITRO_DEMO"] = info
     return info

@@ -7,8 +7,12 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 
-class ServiceError(Exception):
-    """Root of the service's errors: each has an HTTP status, a stable code and an Italian message."""
+class ServerError(Exception):
+    """Root of every error of the `server` package (HTTP-facing, storage, configuration, demo)."""
+
+
+class ServiceError(ServerError):
+    """An error answered to a client: an HTTP status, a stable code and an Italian message."""
 
     status: int = 500
     code: str = "internal"
@@ -102,6 +106,8 @@ def from_scrape_error(exc: Exception) -> ServiceError:
         cls = TooLarge
     elif isinstance(exc, (se.NotAThread, se.UnsupportedPlatform, se.ParseError)):
         cls = Unprocessable
+    elif code == "bad_source":
+        cls = BadRequest
     else:
         cls = ForumFailed
     return cls(message, code=code, details=details)

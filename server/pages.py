@@ -298,7 +298,7 @@ def audit_by_url() -> Any:
     svc = services()
     url = request.args.get("url")
     if not url:
-        return render_template("audit_form.html")
+        return render_template("audit_form.html", demo=bool(current_app.config.get("ARBITRO_DEMO")))
     url = check_forum_url(url, svc.cfg)
     ruleset = request.args.get("ruleset") or None
     rec = svc.storage.find_thread(url, ruleset)
@@ -341,7 +341,7 @@ def audit_markdown(thread_id: int) -> Response:
 
 @bp.get("/")
 def index() -> Any:
-    return render_template("audit_form.html")
+    return render_template("audit_form.html", demo=bool(current_app.config.get("ARBITRO_DEMO")))
 
 
 __all__ = ["bp", "build_report", "markdown_report", "safe_url"]

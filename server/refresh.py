@@ -113,7 +113,9 @@ def load_registry(value: Any) -> Any:
             raise BadRequest("registro in formato TOML non ancora supportato", code="bad_registry") from None
         from scraper.errors import ScrapeError
         try:
-            return load_toml(value)
+            # always text, never a path: scraper.registry_file reads a one-line string as a file name, and a
+            # client must not make the service read its own files
+            return load_toml(value + "\n")
         except ScrapeError as exc:
             raise BadRequest(f"registro non valido: {exc}", code="bad_registry",
                              details={"field": "registry", "line": getattr(exc, "line", None)}) from None
@@ -158,7 +160,6 @@ class Refresher:
         self._failures: dict[int, tuple[float, ServiceError]] = {}
         self._audits: OrderedDict[int, Any] = OrderedDict()  # engine Audits with snapshots, for incremental replay
         self._pool = ThreadPoolExecutor(max_workers=max(1, int(cfg["refresh_workers"])), thread_name_prefix="refresh")
-        self.stats = {"refreshes": 0, "background": 0}
 
     # --- the fetcher (one, shared: it holds the per-host politeness state and the cache) --
 
@@ -196,7 +197,8 @@ class Refresher:
                 self._audits.move_to_end(thread_id)
             return audit
 
-    def _remember(self, thread_id: int, audit: Any) -> None:
+    def remember(self, thread_id: int, audit: Any) -> None:
+        """Keep an engine Audit (with its per-post states) for incremental replays and hints."""
         with self._guard:
             self._audits[thread_id] = audit
             self._audits.move_to_end(thread_id)
@@ -211,7 +213,6 @@ class Refresher:
             if thread_id in self._pending or thread_id in self._running or self._backing_off(thread_id):
                 return False
             self._pending.add(thread_id)
-        self.stats["background"] += 1
         self._pool.submit(self._background, thread_id)
         return True
 
@@ -240,7 +241,8 @@ class Refresher:
                 if failure is not None and not force and (done_meanwhile or self._backing_off(thread_id)):
                     # the refresh we waited for (or one a moment ago) failed: so does ours, without asking
                     # the forum again
-                    raise failure[1]
+                    err = failure[1]
+                    raise type(err)(err.message, code=err.code, details=dict(err.details), headers=dict(err.headers))
                 if done_meanwhile and not force:
                     return RefreshOutcome(self.storage.get_thread(thread_id), False, 0, 0, 0, shared=True)
                 try:
@@ -259,7 +261,6 @@ class Refresher:
         from scraper.crawl import crawl_thread
         from scraper.errors import ScrapeError
 
-        self.stats["refreshes"] += 1
         rec = self.storage.get_thread(thread_id)
         rec_fetcher = RecordingFetcher(self.fetcher())
         previous_hashes = {p.url: p.content_hash for p in self.storage.pages(thread_id) if p.content_hash}
@@ -307,7 +308,7 @@ class Refresher:
             raise err from None
         new = self.storage.save_refresh(thread_id, history=history, content_hash=digest, audit=audit.to_dict(),
                                         replayed=audit.replayed, pages=pages, log=rec_fetcher.log)
-        self._remember(thread_id, audit)
+        self.remember(thread_id, audit)
         return RefreshOutcome(new, True, audit.replayed, fetched, not_modified)
 
     def engine_audit(self, thread_id: int) -> Any:
@@ -320,7 +321,7 @@ class Refresher:
         if history is None:
             return None
         audit = run_replay(history, rec.ruleset, load_registry(rec.registry), rec.settings)
-        self._remember(thread_id, audit)
+        self.remember(thread_id, audit)
         return audit
 
     def close(self) -> None:

@@ -12,8 +12,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from .errors import ServerError
 
-class StorageError(Exception):
+
+class StorageError(ServerError):
     """Root of the storage errors."""
 
 

@@ -331,3 +331,35 @@ def test_audit_from_saved_pages(client, fixtures_dir):
     err = _error(client.post("/api/v1/audits", json={"pages": ["<html><body><p>ciao</p></body></html>"]}), 422)
     assert err["code"] in ("not_a_thread", "unsupported_platform", "parse_error")
 
+
+
+@pytest.mark.parametrize("make, status, code", [
+    (lambda e: e.HostNotAllowed(), 403, "host_not_allowed"),
+    (lambda e: e.BlockedByRobots(), 403, "blocked_by_robots"),
+    (lambda e: e.NotAThread(), 422, "not_a_thread"),
+    (lambda e: e.UnsupportedPlatform(), 422, "unsupported_platform"),
+    (lambda e: e.SchemaError(), 422, "schema"),
+    (lambda e: e.PageTooLarge(), 413, "page_too_large"),
+    (lambda e: e.FetchFailed(status=503, url="https://x.forumfree.it/?t=1"), 502, "fetch_failed"),
+    (lambda e: e.FetchTimeout(), 504, "fetch_timeout"),
+])
+def test_scrape_errors_map_to_statuses(make, status, code):
+    import scraper.errors as se
+    from server.errors import from_scrape_error
+
+    err = from_scrape_error(make(se))
+    assert (err.status, err.code) == (status, code) and err.message
+    if code == "fetch_failed":
+        assert err.details == {"forum_status": 503, "url": "https://x.forumfree.it/?t=1"}
+
+
+def test_registry_as_toml_text(client, fixtures_dir):
+    toml_text = (fixtures_dir / "registry" / "hollow_vs_quincy.toml").read_text(encoding="utf-8")
+    ok = client.post("/api/v1/audits", json={"history": make_history(2).to_dict(), "registry": toml_text})
+    assert ok.status_code == 200, ok.data[:300]
+    err = _error(client.post("/api/v1/audits", json={"history": make_history(2).to_dict(),
+                                                     "registry": "[personaggi\nnome = "}), 400, "bad_registry")
+    assert err["details"]["line"]
+    # a one-line string is TOML text, never a file the service would read
+    resp = client.post("/api/v1/audits", json={"history": make_history(2).to_dict(), "registry": "/etc/passwd"})
+    assert resp.status_code == 400 and "root:" not in resp.get_data(as_text=True)

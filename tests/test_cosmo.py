@@ -763,3 +763,49 @@ def test_block_burning_and_expiry():
     v = verdict(a, 5, "cosmo.burning")
     assert (v.expected, v.found) == (150, 10) and a.posts[5].state["Caio"]["blocco"]["cosmo_bruciato"] == 10
     assert "cosmo.block_expired" in codes(a, 6) and a.characters["Caio"]["blocco"] is None
+
+
+def test_hint_suggests_a_counter_of_the_same_level_and_fatigue_forces_incasso():
+    reg = registry()
+    a = audit(enter("Tizio"), enter("Caio"), post("Tizio", ATTACK), reg=reg)
+    tag = a.next["attacchi_in_arrivo"][0]["contrattacco"]
+    assert tag == ("[dice=1d100]Contrattacco [Sblocco Potenziale Fisico] [Forza 250] [Reattività 235] "
+                   "(Caio vs Tizio)[/dice]")
+    b = audit(enter("Tizio"), enter("Caio"), master("Affaticato: Caio"), post("Tizio", ATTACK),
+              post("Caio", "Caio barcolla."), reg=reg)
+    assert "cosmo.forced_incasso" in codes(b, 4) and "cosmo.defence_not_described" not in codes(b, 4)
+    c = audit(enter("Tizio"), enter("Caio"), post("Tizio", ATTACK), master("Sconfitto: Caio"), reg=reg)
+    hint = available_rulesets()["cosmo"].next_hint(c.snapshots[-1].state, "Caio")
+    assert hint["attacchi_in_arrivo"] == [] and c.characters["Caio"]["conditions"] == ["Sconfitto"]
+
+
+def test_a_named_basic_defence_is_not_a_special():
+    a = audit(enter("Tizio"), enter("Caio"), post("Tizio", ATTACK),
+              post("Caio", "Difesa [Schivata laterale] [Resistenza 200] (Caio vs Tizio)"), reg=registry())
+    assert verdict(a, 3, "outcome.damage").found == 30 and problems(a, 3) == ["cosmo.damage_roll_missing"]
+
+
+def test_a_label_rendered_slightly_differently_is_not_a_second_action():
+    label = "Contrattacco [Sblocco Potenziale Fisico]  [Forza 250] [Reattività 235] (Caio vs Tizio)"
+    p = Post(id="r1", page=1, url=THREAD.url, author="caio", author_id=None, timestamp=None,
+             body="Lancio dadi 1d100: 19\nContrattacco [Sblocco Potenziale Fisico] [Forza 250] [Reattività\u00a0235] "
+                  "(Caio vs Tizio)", rolls=(roll("1d100", (19,), label),), character="Caio")
+    a = audit(enter("Tizio"), enter("Caio"), post("Tizio", ATTACK), p)
+    assert "outcome.counter_success" in codes(a, 3) and "cosmo.counter_limit" not in codes(a, 3)
+
+
+def test_master_ruling_fixes_an_unknown_band_and_block_turns():
+    reg = registry()
+    hit = post("Caio", "Incasso [Resistenza 200] (Caio vs Tizio)")  # the rulings name the post of the verdict
+    a = audit(enter("Tizio"), enter("Caio"), post("Tizio", CATENA + " {Bloccante}"), hit,
+              master(f"Ruling: ruling.needed post {hit.id}: Pesante"),
+              master(f"Ruling: ruling.needed post {hit.id}: 3 turni"),
+              post("Caio", rolls=(roll("1d40", (12,), "Danno Moderato (Caio)"),)), reg=reg)
+    # 400 − 100 = 300: not in the shipped table, and no turns → two rulings needed
+    assert [v.code for v in a.posts[3].verdicts].count("ruling.needed") == 2
+    assert "ruling.applied" in codes(a, 4) and a.posts[5].state["Caio"]["blocco"]["turni"] == 3
+    assert a.posts[4].state["Caio"]["danni_da_tirare"] == ["Pesante"]
+    v = verdict(a, 6, "cosmo.wrong_band")
+    assert (v.expected, v.found) == ("Pesante", "Moderato")
+    # the audit annotates the verdicts with the master's last ruling on that code and post
+    assert verdict(a, 3, "ruling.needed").details.get("ruling") == "3 turni"

@@ -53,7 +53,8 @@ def test_multi_page_thread_fetched_in_order_equals_offline_parse(host, local_for
     platform, skin, paths = THREAD_HOSTS[host]
     local_forum.load_forum(host)
     seen = []
-    result = crawl_thread(local_forum.url(paths[0]), fetcher=local_fetcher, progress=lambda d, t, u: seen.append((d, t, u)))
+    result = crawl_thread(local_forum.url(paths[0]), fetcher=local_fetcher,
+                          progress=lambda d, t, u: seen.append((d, t, u)))
     history = result.history
     assert (history.thread.platform, history.thread.skin, history.thread.pages) == (platform, skin, len(paths))
     # pages in order, each once, before any sheet

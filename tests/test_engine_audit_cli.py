@@ -47,7 +47,7 @@ def test_markdown_and_character_filter(history_file, capsys, tmp_path):
     assert main(["audit", str(history_file), "--format", "markdown", "--character", "Quincy", "-o", str(out_file)]) == 0
     md = out_file.read_text(encoding="utf-8")
     assert md.startswith("# Arbitro") and "Quincy" in md and "post [100]" not in md
-    assert "## Prossimo turno: Quincy" in md
+    assert "## Suggerimento per Quincy (il prossimo a postare è Hollow)" in md
 
 
 def test_settings_and_bad_setting(history_file, capsys):

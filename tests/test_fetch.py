@@ -434,3 +434,37 @@ def test_one_request_at_a_time_per_host(local_forum, local_fetcher):
     assert len(starts) == 3
     # each request starts only after the previous body (0.3 s late) was read
     assert all(b - a >= 0.28 for a, b in zip(starts, starts[1:]))
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2048), st.one_of(st.none(), st.text(max_size=60)))
+def test_charset_handling_never_raises(data, content_type):
+    import codecs
+
+    from scraper.fetch import decode_text, detect_encoding
+
+    enc = detect_encoding(data, content_type)
+    codecs.lookup(enc)  # always a codec Python has
+    assert isinstance(decode_text(data, enc), str)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_retry_after_parsing_never_raises(value):
+    result = parse_retry_after(value)
+    assert result is None or result >= 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=120))
+def test_url_check_refuses_by_name(url):
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=("gdr.forumfree.it",), cache_dir=None,
+                                  resolver=lambda host, port: ["93.184.216.34"]))
+    try:
+        fetcher.check_url(url)
+    except ScrapeError:
+        return
+    assert url.lower().lstrip().startswith(("http://", "https://"))

@@ -255,3 +255,14 @@ def test_preparazione_bonus_lasts_one_turn():
     assert not find(a, "dice.undue_bonus", "102")
     [v] = find(a, "dice.undue_bonus", "104")
     assert v.found == 2
+
+
+def test_next_hint_gives_the_attacker_the_damage_to_write():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d24+8", 12, PROT_H)])
+    nxt = f.replay().next
+    assert nxt["character"] == "Quincy"
+    [row] = nxt["pending_calcs"]
+    assert row["expected"] == 5 and row["multiplier"] == "1/2"  # (14 − 4) × ½
+    assert any("il motore calcola 5" in h for h in nxt["hints"])

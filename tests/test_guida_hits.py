@@ -233,3 +233,36 @@ def test_multi_target_stopped_by_the_second_target_annuls_the_first_hit():
     [ann] = find(a, "outcome.action_annulled", "104")
     assert "Hollow" in ann.message
     assert a.snapshots[-1].state.hits == ()
+
+
+SB_REG = registry(
+    {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 2}}, "Hollow": {"stats": H}},
+    {"Freccia Sacra": {"potenziale": 10, "category": "B"}},
+)
+SB_ATK = "Attacco [Freccia Sacra, Sbalzo] (Quincy vs Hollow): (-2 [Sbalzo] +2 [Raggio Ottimale] +4 [Destrezza])"
+
+
+@pytest.mark.parametrize("reaction_face,ok", [(6, True), (5, False)])
+def test_reazione_against_the_valore_di_sbalzo(reaction_face, ok):
+    # Valore di Sbalzo = Dado 8 + Modificatore B 2 + Bonus Stat. 2 = 12; Reazione 1d12 + Destrezza 6
+    f = Fight(SB_REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 8, SB_ATK)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla", rolls=[
+        R("1d12+6", reaction_face, "Reazione (Hollow): (+6 [Destrezza])"),
+        R("1d12+8", 5, "Attacco (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])"),
+    ])
+    a = f.replay()
+    v = [x for x in find(a, "outcome.defended" if ok else "outcome.hit", "101") if x.roll == 0][0]
+    assert v.expected == "12" and v.found == 6 + reaction_face
+    assert bool(find(a, "outcome.action_annulled", "101")) is (not ok)
+
+
+def test_reazione_needs_difesa_nulla_or_protezione_riuscita():
+    f = Fight(SB_REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 8, SB_ATK)])
+    f.post("Hollow", pv=52, stats=H, rolls=[
+        R("1d12+6", 1, "Schivata (Hollow vs Quincy): (+6 [Destrezza])"),
+        R("1d12+6", 12, "Reazione (Hollow): (+6 [Destrezza])"),
+    ])
+    a = f.replay()
+    assert any("Difesa Nulla o Protezione riuscita" in v.message for v in find(a, "ruling.needed", "101"))

@@ -189,8 +189,9 @@ def test_settings_refuse_a_javascript_service_url(gm, forum_server):
     assert "settings" not in gm.store and pg.evaluate("window.__pwned") is None
 
 
-def test_settings_persist_across_reloads(gm, canned_service, forum_server):
-    url = forum_server.url + FIGHTS[0].path
+@pytest.mark.parametrize("fight", [FIGHTS[0], FIGHTS[3], FIGHTS[5]], ids=lambda f: f.key)
+def test_settings_persist_across_reloads(fight, gm, canned_service, forum_server):
+    url = forum_server.url + fight.path
     pg = gm.open(url)
     labels = pg.evaluate("window.__arbitroMenu.map(m => m.label)")
     assert labels == ["Arbitro: impostazioni", "Arbitro: attiva/disattiva su questo forum"]
@@ -379,3 +380,28 @@ def test_strict_csp_forum_still_styled(gm, forum_server):
     assert host.evaluate("e => [e.offsetWidth, e.offsetHeight, getComputedStyle(e).position]") == [0, 0, "relative"]
     assert host.evaluate("e => getComputedStyle(e.shadowRoot.querySelector('.badge')).borderTopLeftRadius") == "9px"
     assert pg.locator("arbitro-layer").evaluate("e => getComputedStyle(e).position") == "fixed"
+
+
+def test_tap_pins_the_tooltip_escape_and_outside_click_close_it(gm, forum_server):
+    fight = FIGHTS[0]
+    p = ids(fight)
+    pg = gm.open(forum_server.url + fight.path)
+    tip = pg.locator("arbitro-layer .tip")
+    badge = f"arbitro-badge[data-post='{p[1]}'] .badge"
+    pg.evaluate("sel => document.querySelector(sel).scrollIntoView({block: 'start'})", f"arbitro-badge[data-post='{p[1]}']")
+    pg.click(badge)
+    tip.wait_for(state="visible")
+    pg.mouse.move(1, 1)  # pinned: leaving the badge does not close it
+    pg.wait_for_timeout(400)
+    assert tip.is_visible()
+    y0 = tip.bounding_box()["y"]
+    pg.mouse.wheel(0, -120)  # it follows its badge when the page scrolls
+    pg.wait_for_function(f"document.querySelector('arbitro-layer').shadowRoot.querySelector('.tip').getBoundingClientRect().y > {y0 + 50}")
+    pg.keyboard.press("Escape")
+    tip.wait_for(state="hidden")
+    # a roll mark opens the same tooltip; a click on the forum's own content closes it
+    pg.click(f"arbitro-mark[data-post='{p[1]}'] .mark")
+    tip.wait_for(state="visible")
+    assert "Manca il malus di Sbilanciamento" in tip.inner_text()
+    pg.click("h2.topic-title")
+    tip.wait_for(state="hidden")

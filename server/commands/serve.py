@@ -23,15 +23,14 @@ def add_parser(sub: Any) -> None:
 
 def build_app(config_file: str | None, overrides: dict[str, Any] | None = None) -> Any:
     from server.app import create_app
-    from server.config import ConfigError
-    from server.storage import StorageError
+    from server.errors import ServerError
 
     cfg = dict(overrides or {})
     if config_file:
         cfg["config_file"] = config_file
     try:
         return create_app(cfg)
-    except (ConfigError, StorageError) as exc:
+    except ServerError as exc:  # bad config, database newer than this Arbitro, unsupported database
         print(f"arbitro serve: configurazione non valida: {exc}", file=sys.stderr)
         return None
 

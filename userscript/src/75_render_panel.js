@@ -20,11 +20,32 @@ function ensureLayer(theme) {
   root.appendChild(tip);
   (document.body || document.documentElement).appendChild(host);
   OVERLAY.nodes.push(host);
+  listenOnce();
   OVERLAY.layer = host;
   OVERLAY.root = root;
   OVERLAY.tip = tip;
   PANEL.el = null;
   return root;
+}
+
+// Page-wide listeners, added once per page: Escape or a click elsewhere closes a pinned tooltip, and the
+// tooltip follows its badge when the page scrolls. Passive, never preventDefault: the forum's handlers run as before.
+let LISTENING = false;
+
+function listenOnce() {
+  if (LISTENING) return;
+  LISTENING = true;
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && OVERLAY.tip && !OVERLAY.tip.hidden) hideTip(true);
+  });
+  document.addEventListener("click", (e) => {
+    if (!OVERLAY.tip || OVERLAY.tip.hidden) return;
+    const path = e.composedPath ? e.composedPath() : [];
+    if (!path.some((n) => n && n.nodeType === 1 && n.hasAttribute && n.hasAttribute(ARBITRO.ATTR))) hideTip(true);
+  }, { passive: true });
+  window.addEventListener("scroll", () => {
+    if (OVERLAY.tip && !OVERLAY.tip.hidden && OVERLAY.tipAnchor && OVERLAY.tipAnchor.isConnected) placeTip(OVERLAY.tipAnchor);
+  }, { passive: true });
 }
 
 function ensurePanel(ctx, theme) {

@@ -146,13 +146,20 @@ def _bracket(b: str, names: list[str], stats: dict[str, int], numbers: dict[str,
     names.append(inner)
 
 
+def _squash(text: str) -> str:
+    """Letters and digits only, folded: a label compared with its rendering (entities, spacing may differ)."""
+    return re.sub(r"[^a-z0-9]", "", fold(text))
+
+
 def post_actions(post: Post) -> list[Action]:
     """Every action of a post: its text lines first (skipping the rendered roll labels), then its dice labels."""
     labels = [r.label.strip() for r in post.rolls if r.label and len(r.label.strip()) >= 5]
+    folded = [_squash(lb) for lb in labels]
     out: list[Action] = []
     for line in (post.body or "").splitlines():
         s = line.strip()
-        if not s or any(lb in s for lb in labels):
+        # the page shows each roll's label in the text too: that line is the roll's, not a second action
+        if not s or any(lb in s for lb in labels) or any(fl and fl in _squash(s) for fl in folded):
             continue
         a = parse_line(s)
         if a is not None:

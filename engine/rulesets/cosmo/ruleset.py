@@ -259,7 +259,7 @@ class Cosmo:
                 "da": a.attacker, "tecnica": a.technique, "natura": a.nature, "livello": a.level, "pool": a.pool,
                 "difesa": f"Difesa [{dstat} {v}] ({nxt} vs {a.attacker})",
                 "incasso": f"Incasso [{dstat} {v} => Difesa Naturale: {dn}] ({nxt} vs {a.attacker})",
-                "contrattacco": f"[dice=1d100]Contrattacco [...] (livello {a.level}) ({nxt} vs {a.attacker})[/dice]",
+                "contrattacco": self._counter_hint(state, nxt, a),
             })
         hint["attacchi_in_arrivo"] = attacks
         hint["danni_da_tirare"] = [
@@ -272,6 +272,19 @@ class Cosmo:
             hint["note"] = ("Bloccato: difesa con malus, solo Telepatia e Chiaroveggenza; ci si libera bruciando "
                             "cosmo con `Liberazione [Cosmo N]`.")
         return hint
+
+    def _counter_hint(self, state: State, name: str, a: Attack) -> str:
+        """The dice tag of a counter-attack of the same level as `a` (the only one that can succeed)."""
+        r = self._stat(state, name, "Reattività")
+        reatt = f" [Reattività {r}]" if r is not None else " [Reattività N]"
+        if a.level == 0:
+            nature = a.nature or T.FISICO
+            stat = "Forza" if nature == T.FISICO else "Mente"
+            v = self._stat(state, name, stat)
+            body = f"[{T.SKILL_NAMES[nature]}] [{stat} {v if v is not None else 'N'}]"
+        else:
+            body = f"[Special] {{Special {a.level if a.level is not None else 'N'}}} [Pool N] [Cosmo N]"
+        return f"[dice=1d100]Contrattacco {body}{reatt} ({name} vs {a.attacker})[/dice]"
 
     def _die_hint(self, state: State, name: str, band: str | None) -> str:
         b = T.band_named(band, state.bands)
@@ -387,6 +400,8 @@ class Cosmo:
         rulings = [(m.group(1).lower(), m.group(2), m.group(3).strip()) for m in _RULING_LINE.finditer(body)]
         if rulings:
             state = replace(state, rulings=state.rulings + tuple(rulings))
+        for code, target_post, decision in rulings:
+            state = self._apply_ruling(state, ctx, code, target_post, decision)
         for word, name in master_lines(body):
             who = _canon(state, name)
             if not who:
@@ -396,6 +411,7 @@ class Cosmo:
             f = state.fighters[who]
             if word.startswith("sconfitt"):
                 f, what = f.with_cond("Sconfitto"), "Sconfitto"
+                state = replace(state, incoming=tuple(a for a in state.incoming if a.target != who))
             elif word.startswith("svenut"):
                 f, what = f.with_cond("Svenuto"), "Svenuto"
             elif word.startswith("affaticat"):
@@ -427,6 +443,26 @@ class Cosmo:
             state = self._end_round(replace(state, round=n, acted=()), ctx, None)
         return state
 
+    def _apply_ruling(self, state: State, ctx: _Ctx, code: str, target_post: str, decision: str) -> State:
+        """A master's decision on a post: a Tabella 5 band for a damage the table did not give, or block turns."""
+        applied = "annotata"
+        band = T.band_named(decision.strip(" ."), state.bands)
+        name = band.name if band else (decision.strip(" .").capitalize() if T.is_oneshot(decision.strip(" .")) or
+                                       fold(decision.strip(" .")) in ("leggero", "moderato", "pesante") else None)
+        turns = re.fullmatch(r"\s*(\d+)\s*turn[oi]\s*\.?\s*", decision, re.I)
+        for who, f in list(state.fighters.items()):
+            if name is not None and any(d.post == target_post and d.band is None for d in f.due):
+                due = tuple(replace(d, band=name, assumption=None) if d.post == target_post and d.band is None else d
+                            for d in f.due)
+                state = self._set(state, replace(f, due=due))
+                applied = f"{who} tira un danno {name}"
+            elif turns and f.block is not None and f.block.post == target_post and f.block.turns is None:
+                state = self._set(state, replace(f, block=replace(f.block, turns=int(turns.group(1)))))
+                applied = f"{who} resta bloccato {turns.group(1)} turni"
+        ctx.add("ruling.applied", "info", f"Decisione del master su {code} (post {target_post}): {decision} — {applied}.",
+                "Arbitro › Decisioni del master", ruled_code=code, target_post=target_post, decision=decision)
+        return state
+
     def _round(self, state: State, actor: str, ctx: _Ctx) -> State:
         if state.settings["round_rule"] != "ciclo":
             return state
@@ -440,7 +476,7 @@ class Cosmo:
             b = f.block
             if b is None:
                 continue
-            if b.ghermito:
+            if b.ghermito and not f.has("Sconfitto"):
                 f = replace(f, due=f.due + (Due(T.LEGGERO, ctx.post.id, b.by, "Ghermito: fine del round",
                                                  assumption=assumption),))
                 ctx.add("cosmo.grip_damage", "info",
@@ -726,6 +762,11 @@ class Cosmo:
                         T.R_COUNTER, expected=None, found=None, attack_post=atk.post)
                 state = self._incassa(state, ctx, actor, atk, None)
                 continue
+            if choice is None and state.fighters[actor].has("Affaticato"):
+                ctx.add("cosmo.forced_incasso", "info", f"{actor} è Affaticato: non può difendersi, incassa.",
+                        T.R_AFFATICATO, expected="Incasso", found=None, attack_post=atk.post)
+                state = self._incassa(state, ctx, actor, atk, None)
+                continue
             if choice is None:
                 ctx.add("cosmo.defence_not_described", "warning",
                         f"{actor} non descrive una difesa contro l'attacco di {atk.attacker}: lo subisce come se "
@@ -811,7 +852,10 @@ class Cosmo:
         f = state.fighters[who]
         blocked = f.block is not None or who in ctx.freed
         names = [n for n in d.names if fold(n) not in (_ARMOUR_ON, _ARMOUR_OFF)]
-        special = bool(names) or bool(d.level)
+        # a Special defence: `{Special N}` written, or a registry technique of level ≥ 1 ("Difesa [Schivata]" is basic)
+        known = [n for n in names if (_level_of(_find(state.registry.techniques, n)) or 0) >= 1]
+        special = bool(d.level) or bool(known)
+        names = known + [n for n in names if n not in known]
         level = 0
         value: int | None = None
         what = ""
@@ -875,7 +919,6 @@ class Cosmo:
                         roll=d.roll, expected="malus di livello", found=gap, assumption="level_malus")
             else:
                 lm = int(table.get(str(gap), table.get(gap, 0)))  # type: ignore[call-overload]
-                assumption = "level_malus"
         opposed = value - malus - lm
         diff = atk.pool - opposed
         parts = f"{atk.pool} − {what}" + (f" − malus blocco {malus}" if malus else "") + \

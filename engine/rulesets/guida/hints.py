@@ -8,6 +8,7 @@ from .actions import ACTIONS
 from .checks import dice_tag, live_stat, stat_maluses
 from .messages import EFFECTS, signed
 from .state import Fighter, GuidaState
+from .step import compute_damage
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 DEFENCES = ("protezione", "parata", "schivata", "contrattacco", "contrattacco_diretto", "sbilanciamento")
@@ -104,9 +105,20 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
     if registro:
         hints.append("Da scrivere nel Registro: " + "; ".join(r["line"] for r in registro) + ".")
     calcs = [h for h in state.hits if h.attack.attacker == who]
+    calc_rows = []
     for h in calcs:
+        amount, steps, _basis = compute_damage(state, h, None)
+        if h.ruled is not None:
+            amount = h.ruled
+        calc_rows.append({"target": h.attack.target, "post": h.attack.post, "multiplier": str(h.multiplier),
+                          "reasons": list(h.reasons), "expected": amount, "steps": steps})
         hints.append(f"Nella Fase Iniziale scrivi il Calcolo dei Danni del colpo su {h.attack.target} (post {h.attack.post})"
-                     + (f", moltiplicatore ×{h.multiplier}" if h.multiplier != 1 else "") + ".")
+                     + (f", moltiplicatore ×{h.multiplier}" if h.multiplier != 1 else "")
+                     + (f": il motore calcola {amount} ({'; '.join(steps)})" if amount is not None else "") + ".")
+    for h in state.hits:
+        if h.attack.target == who:
+            hints.append(f"Il colpo di {h.attack.attacker} (post {h.attack.post}) è a segno: il danno andrà nel tuo "
+                         f"Registro dopo il Calcolo dei Danni di {h.attack.attacker}.")
     if f.preparazione:
         hints.append("Preparazione: +2 alla Probabilità di Difendere in questa Fase Difensiva (+1 a Colpire se non ti difendi).")
 
@@ -156,13 +168,13 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         hints.append("Nessun Attacco in arrivo: la Fase Difensiva si salta.")
     return {
         "character": who,
+        "next_to_post": next_character(state),
         "turn": turn,
         "incoming": incoming_rows,
         "stats": stats,
         "stacks": stack_rows,
         "registro": registro,
-        "pending_calcs": [{"target": h.attack.target, "post": h.attack.post, "multiplier": str(h.multiplier),
-                           "reasons": list(h.reasons)} for h in calcs],
+        "pending_calcs": calc_rows,
         "hints": hints,
         "dice": dice,
     }

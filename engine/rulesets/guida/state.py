@@ -95,6 +95,7 @@ class Incoming:
     counter: bool = False  # an offensive Contrattacco continuing from a defensive one
     potenziale_factor: Fraction = Fraction(1)  # after a Confronto di Potenza
     annulled: bool = False  # its author's Fase Offensiva was annulled: a defence against it is superfluous
+    sbalzo: bool = False  # a declared Sbalzo: the target may try a Reazione
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from ...history import Character, DamageCalc, Post, Registry, Technique, Thread
 from ...verdicts import Verdict
 from . import bersagli as B
 from . import damage as D
+from . import sbalzo as SB
 from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
@@ -606,6 +607,7 @@ class _Defence:
         self.counter_factor: dict[str, Fraction] = {}  # Potenziale the counter continues with after the clash
         self.any_defence = False
         self.protezione_ok = False
+        self.no_offense: int | None = None  # a failed Reazione (roll index): no Fase Offensiva
 
 
 def _rolls(p: _Post) -> None:
@@ -689,10 +691,12 @@ def _rolls(p: _Post) -> None:
             _defend(p, i, roll, spec, chk, target_attack, dfn, mine)
             continue
         offensive_seen = True
-        if dfn.failed:
+        if dfn.failed or dfn.no_offense is not None:
+            why = dfn.failed_roll if dfn.failed else dfn.no_offense
+            what = "una Difesa è fallita" if dfn.failed else "la Reazione è fallita"
             p.v("outcome.action_annulled", post.id,
-                f"{spec.name} annullata: una Difesa è fallita (lancio {dfn.failed_roll + 1}), quindi la Fase "
-                "Offensiva non avviene.", P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll})
+                f"{spec.name} annullata: {what} (lancio {why + 1}), quindi la Fase Offensiva non avviene.",
+                P_DIFENSIVA, roll=i, details={"failed_roll": why})
             if spec.kind == "principale" and spec.rolls:
                 _register(p, i, roll, spec, chk, actor, multi, dfn, annulled=True)
             continue
@@ -803,9 +807,9 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
     if not spec.counts_as_defense:
         # Azione Secondaria Indipendente, Reazione, Liberazione…: never stopped, may be beaten on time
         first = next((a for a in mine if not a.generic), None)
-        if spec.key == "reazione" and not (dfn.protezione_ok or _DIFESA_NULLA.search(post.body or "")):
-            p.v("ruling.needed", post.id, "Reazione: si può tentare solo con Difesa Nulla o Protezione riuscita.",
-                "Sbalzo e Reazione › Reazione", roll=i)
+        if spec.key == "reazione":
+            _reazione(p, i, chk, dfn, mine)
+            return
         if first is not None and chk.total is not None and first.total is not None:
             ok = chk.total >= first.total
             p.v("outcome.defended" if ok else "outcome.hit", post.id,
@@ -907,6 +911,45 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
         p.fighters[atk.attacker] = _apply_stacks(p, p.fighters[atk.attacker], [("Sbilanciamento", T.SBILANCIAMENTO_DA_DIFESA)],
                                                  source=post.id)
     _drop_group(p, atk, i)
+
+
+def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incoming]) -> None:
+    """Reazione (1d12 + Destrezza) against the Valore di Sbalzo of a declared Sbalzo that lands: only after Difesa
+    Nulla or a Protezione riuscita; equal or higher → no Danni Ambientali and half the distance; lower → no Fase
+    Offensiva."""
+    post = p.post
+    rule = "Sbalzo e Reazione › Reazione"
+    if not (dfn.protezione_ok or _DIFESA_NULLA.search(post.body or "")):
+        p.v("ruling.needed", post.id, "Reazione: si può tentare solo con Difesa Nulla o Protezione riuscita.", rule, roll=i)
+        return
+    atk = next((a for a in mine if a.sbalzo and not a.annulled), None)
+    if atk is None:
+        p.v("ruling.needed", post.id, "Reazione senza uno Sbalzo dichiarato in arrivo: il master valuta.", rule, roll=i)
+        return
+    reg = p.state.registry
+    tech = _technique(reg, atk.techniques)
+    bonus = _bonus_statistica(reg, atk.attacker, tech)
+    if tech is None or not tech.category or bonus is None or atk.face is None or chk.total is None:
+        p.v("ruling.needed", post.id,
+            f"Reazione {chk.total if chk.total is not None else '?'} contro lo Sbalzo di {atk.attacker}: Valore di Sbalzo "
+            "non calcolabile (categoria o Bonus Statistica assenti dal registro).", rule, roll=i, found=chk.total)
+        return
+    try:
+        vs = SB.valore_sbalzo(atk.face, bonus, tech.category)
+    except T.MechanicsError as exc:
+        p.v("ruling.needed", post.id, f"Valore di Sbalzo non calcolabile: {exc}", rule, roll=i)
+        return
+    numbers = {"valore_sbalzo": str(vs.value), "steps": list(vs.steps), "attack_post": atk.post}
+    if chk.total >= vs.value:
+        p.v("outcome.defended", post.id,
+            f"Reazione riuscita ({chk.total} ≥ {vs.floor if vs.value == vs.floor else float(vs.value)}): niente Danni "
+            "Ambientali e distanza di Sbalzo dimezzata.", rule, roll=i, expected=str(vs.value), found=chk.total,
+            details=numbers)
+    else:
+        dfn.no_offense = i
+        p.v("outcome.hit", post.id,
+            f"Reazione fallita ({chk.total} < {float(vs.value):g}): lo Sbalzo va a segno e non si potrà procedere alla "
+            "Fase Offensiva.", rule, roll=i, expected=str(vs.value), found=chk.total, details=numbers)
 
 
 def _physical(reg: Registry, atk: Incoming) -> bool | None:
@@ -1054,6 +1097,7 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
             else:
                 targets = others
     generic = spec.role == "generica" and not spec.counter
+    sbalzo = any(r.factor == "sbalzo" for r in requirement_declared(roll, spec, "offensiva", multi))
     for t in targets:
         if t == actor:
             continue
@@ -1062,7 +1106,7 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
             techniques=tuple(tag.techniques) if tag else (), total=chk.total, rendered=chk.rendered, face=chk.face,
             mira=chk.mira, generic=generic, group=f"{p.post.id}#{i}", multi=multi, n_targets=len(targets),
             counter=spec.counter, potenziale_factor=dfn.counter_factor.get(spec.key, ONE),
-            annulled=annulled))
+            annulled=annulled, sbalzo=sbalzo))
 
 
 # --- master posts: rulings ------------------------------------------------------------------------
