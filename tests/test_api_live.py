@@ -8,7 +8,7 @@ import threading
 import pytest
 import requests
 
-from tests.plugins.server import LiveServer, wait_until
+from tests.plugins.server import wait_until
 
 pytest.importorskip("scraper.parse", reason="the platform parsers have not landed yet")
 
@@ -33,10 +33,8 @@ def ff(fixtures_dir):
 
 
 @pytest.fixture()
-def live(app):
-    srv = LiveServer(app).start()
-    yield srv
-    srv.stop()
+def live(live_server):
+    return live_server
 
 
 def _post(live, **body) -> requests.Response:

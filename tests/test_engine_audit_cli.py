@@ -111,3 +111,22 @@ def test_bad_registry_file_is_a_named_error(history_file, capsys, tmp_path):
     assert main(["audit", str(history_file), "--registry", str(reg)]) == 2
     err = capsys.readouterr().err
     assert "errore [" in err and "Traceback" not in err
+
+
+def test_thread_url_over_loopback_http(local_forum, capsys):
+    """The real path: a thread URL fetched over HTTP from a local forum, then audited."""
+    local_forum.load_forum("bleach-gdr.forumfree.it")
+    url = local_forum.url("/?t=62345678")
+    assert main(["audit", url, "--allow-host", "127.0.0.1", "--allow-private", "--no-sheets", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["posts"]) == 18
+    assert doc["characters"]["Quincy"]["pv"] == 8 and doc["characters"]["Hollow"]["pv"] == 47
+    errors = {(p["id"], v["code"]) for p in doc["posts"] for v in p["verdicts"] if v["severity"] == "error"}
+    assert ("600140", "dice.wrong_die") in errors and ("600250", "damage.miscalculated") in errors
+
+
+def test_thread_url_refused_without_allowing_it(local_forum, capsys):
+    local_forum.load_forum("bleach-gdr.forumfree.it")
+    assert main(["audit", local_forum.url("/?t=62345678"), "--no-sheets"]) == 2
+    err = capsys.readouterr().err
+    assert "[host_not_allowed]" in err and "Traceback" not in err

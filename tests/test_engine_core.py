@@ -116,3 +116,13 @@ def test_engine_imports_nothing_from_scraper_or_server():
             "bad = [m for m in sys.modules if m.split('.')[0] in ('scraper', 'server', 'requests', 'flask')]\n"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
+
+
+def test_every_guida_code_is_documented():
+    import pathlib
+
+    from engine.rulesets.guida.messages import SEVERITY
+
+    doc = (pathlib.Path(__file__).parents[1] / "docs" / "verdicts.md").read_text(encoding="utf-8")
+    missing = [c for c in SEVERITY if f"`{c}`" not in doc]
+    assert not missing

@@ -16,6 +16,13 @@ FIXTURES = __import__("pathlib").Path(__file__).resolve().parent.parent / "fixtu
 PAGES = fixture_fight_pages(FIXTURES) if (FIXTURES / "manifest.json").exists() else []
 
 
+def no_page_scripts(route):
+    """The fixture pages carry hostile posts a careless forum would let through (<script>, onerror): they are
+    the forum's own page, not ours, so its scripts are switched off by CSP; the overlay needs none of them."""
+    resp = route.fetch()
+    route.fulfill(response=resp, headers={**resp.headers, "content-security-policy": "script-src 'unsafe-eval'"})
+
+
 @pytest.fixture()
 def fixture_forum(fixtures_dir):
     """fixture_forum(host) -> the local forum server playing that forum host (one server per host)."""
@@ -46,12 +53,6 @@ def test_fixture_page(entry, fixture_forum, gm, canned_service, fixtures_dir):
     thread = canonical_thread_url(local, entry["platform"])
     audit = fixture_audit(posts, thread, entry["platform"])
     canned_service.stored[thread] = audit
-
-    # The fixture pages carry hostile posts a careless forum would let through (<script>, onerror): they are
-    # the forum's own page, not ours, so its scripts are switched off by CSP; the overlay needs none of them.
-    def no_page_scripts(route):
-        resp = route.fetch()
-        route.fulfill(response=resp, headers={**resp.headers, "content-security-policy": "script-src 'unsafe-eval'"})
 
     gm.context.route(forum.url("/") + "**", no_page_scripts)
     pg = gm.new_page()
@@ -91,3 +92,35 @@ def test_fixture_page(entry, fixture_forum, gm, canned_service, fixtures_dir):
     tip.wait_for(state="visible")
     assert "Dado sbagliato per l'azione." in tip.inner_text() and "atteso: 1d12 · trovato: 1d20" in tip.inner_text()
     assert pg.evaluate("window.__pwned") is None
+
+
+MEASURE = """() => [...document.querySelectorAll('[id], .post, table, a, img, .dice_roll, .dicebox, textarea')]
+    .filter(e => !e.closest('[data-arbitro]'))
+    .map(e => { const r = e.getBoundingClientRect(); return [e.tagName, e.id, r.x, r.y, r.width, r.height]; })"""
+
+
+@pytest.mark.skipif(not PAGES, reason="fixtures/manifest.json not generated")
+@pytest.mark.parametrize("entry", PAGES, ids=lambda e: e["path"])
+def test_fixture_page_no_layout_shift(entry, fixture_forum, gm_factory, canned_service, fixtures_dir):
+    parts = urllib.parse.urlsplit(entry["url"])
+    forum = fixture_forum(parts.hostname)
+    local = forum.url(parts.path + (f"?{parts.query}" if parts.query else ""))
+    posts = fixture_posts((fixtures_dir / entry["path"]).read_bytes(), entry["platform"], entry["skin"])
+    thread = canonical_thread_url(local, entry["platform"])
+    audit = fixture_audit(posts, thread, entry["platform"])
+    for p in audit["posts"]:  # a roll verdict on every roll of the page: every mark must leave the layout alone
+        p["verdicts"].append({"code": "dice.x", "severity": "warning", "message": "x", "rule": "x", "post": p["id"],
+                              "roll": 0, "expected": 1, "found": 2})
+    canned_service.stored[thread] = audit
+    boxes = []
+    for with_script in (False, True):
+        gm = gm_factory(canned_service.url, with_script=with_script)
+        gm.context.route(forum.url("/") + "**", no_page_scripts)
+        pg = gm.new_page()
+        pg.goto(local)
+        if with_script:
+            assert wait_done(pg) == "drawn"
+            assert pg.locator("arbitro-mark").count() == sum(1 for p in posts if p.has_roll and not p.dice_post)
+        boxes.append(pg.evaluate(MEASURE))
+    moved = [(a, b) for a, b in zip(boxes[0], boxes[1]) if a != b]
+    assert len(boxes[0]) == len(boxes[1]) and moved[:3] == []

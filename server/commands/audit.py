@@ -29,7 +29,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="imposta un'opzione del regolamento (valore JSON o testo; ripetibile)")
     p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb"), default="auto",
                    help="piattaforma del forum (default: riconosciuta dalla pagina)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                   help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
     p.add_argument("--allow-private", action="store_true", help="ammette indirizzi privati/locali (test)")
+    p.add_argument("--no-sheets", action="store_true", help="non seguire i link alle schede dei personaggi")
+    p.add_argument("--cache-dir", metavar="DIR", help="cartella della cache HTTP (default: nessuna cache)")
     p.add_argument("--no-color", action="store_true", help="niente colori anche su un terminale")
     p.add_argument("-o", "--output", metavar="FILE", help="scrive il risultato in FILE")
     p.set_defaults(func=run)
@@ -82,10 +86,10 @@ def load_history(args: argparse.Namespace) -> Any:
         missing = [s for s in args.sources if not pathlib.Path(s).exists()]
         if missing:
             raise _BadInput("not_found", "file non trovato: " + ", ".join(missing))
-    policy = FetchPolicy(allow_private=args.allow_private)
+    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=args.cache_dir).with_hosts(*args.allow_host)
     with Fetcher(policy) as fetcher:
         return scrape(args.sources, platform=args.platform, fetcher=fetcher if is_url else None,
-                      registry_file=None, follow_sheets=is_url)
+                      registry_file=None, follow_sheets=is_url and not args.no_sheets)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("demo", help="avvia il servizio sul combattimento dimostrativo",
                        description="Avvia il servizio su un database temporaneo con il combattimento di prova "
                                    "già analizzato e stampa l'indirizzo da aprire.")
-    p.add_argument("--port", type=int, default=8000, help="porta (predefinita 8000; 0 = una libera)")
+    p.add_argument("--port", type=int, default=None,
+                   help="porta (predefinita 8000, o una libera se è occupata; 0 = una libera)")
     p.add_argument("--host", default="127.0.0.1", help="indirizzo di ascolto (predefinito 127.0.0.1)")
     p.add_argument("--fixture", metavar="DIR", default="", help="pagine HTML di un'altra discussione da mostrare")
     p.set_defaults(func=run)
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
                   "  Report: {url}/audit/" + str(info["thread_id"]) + "\n"
                   "  API:    {url}/api/v1/threads/" + str(info["thread_id"]) + "\n"
                   "Ctrl+C per fermare.")
-        return serve_forever(app, args.host, args.port, banner=banner)
+        port = 8000 if args.port is None else args.port
+        return serve_forever(app, args.host, port, banner=banner, any_port_if_busy=args.port is None)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -35,14 +35,18 @@ def build_app(config_file: str | None, overrides: dict[str, Any] | None = None) 
         return None
 
 
-def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: str | None = None) -> int:
+def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: str | None = None,
+                  any_port_if_busy: bool = False) -> int:
     from waitress.server import create_server
 
     try:
         server = create_server(app, host=host, port=port, threads=threads, ident="Arbitro")
     except OSError as exc:
-        print(f"arbitro: impossibile ascoltare su {host}:{port}: {exc.strerror}", file=sys.stderr)
-        return 3
+        if not any_port_if_busy:
+            print(f"arbitro: impossibile ascoltare su {host}:{port}: {exc.strerror}", file=sys.stderr)
+            app.extensions["arbitro"].close()
+            return 3
+        server = create_server(app, host=host, port=0, threads=threads, ident="Arbitro")
     url = f"http://{host if ':' not in host else '[' + host + ']'}:{server.effective_port}"
 
     def _terminate(signum: int, frame: Any) -> None:

@@ -182,16 +182,6 @@ def live_server(app) -> Iterator[LiveServer]:
     srv.stop()
 
 
-@pytest.fixture()
-def forum(fixtures_dir):
-    from tests.forumserver import ForumServer
-
-    srv = ForumServer(fixtures_dir)
-    srv.start()
-    yield srv
-    srv.stop()
-
-
 def wait_until(pred, timeout: float = 10.0, interval: float = 0.02) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

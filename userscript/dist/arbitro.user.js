@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 5bf7b671415a). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest e95f237dc1bb). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -576,6 +576,23 @@ function elementOrTextRolls(root, selectors) {
   }
   if (found.length) return found.map((el) => ({ after: el }));
   return textRollPlaces(root);
+}
+
+function isInlineEl(el) {
+  return /^inline/.test(getComputedStyle(el).display);
+}
+
+// Where a zero-size marker can join an existing line at the end of `el`: the deepest last block whose last
+// content is inline. A marker placed after a block, or after a block's last block child, would open a new line.
+function lineEndContainer(el) {
+  if (isInlineEl(el)) return null; // inline: the marker goes right after it
+  let target = el;
+  for (;;) {
+    let last = target.lastChild;
+    while (last && ((last.nodeType === 3 && !last.data.trim()) || last.nodeType === 8)) last = last.previousSibling;
+    if (!last || last.nodeType !== 1 || isInlineEl(last) || last.tagName === "BR") return target;
+    target = last;
+  }
 }
 
 function replyBoxFrom(doc, selectors) {
@@ -1228,8 +1245,8 @@ function renderRollMarks(ref, postAudit, places, theme) {
     root.appendChild(mark);
     const place = places[i];
     // After a block (a dicebox) a zero-size box would still open a line of its own: go inside, at its end.
-    if (place.after && place.block) {
-      place.after.appendChild(host);
+    if (place.into) {
+      place.into.appendChild(host);
     } else if (place.after) place.after.after(host);
     else {
       place.text.splitText(place.end);
@@ -1568,7 +1585,7 @@ function drawAudit(ctx, result) {
       const places = asArray(pa.verdicts).some((v) => isPlainObject(v) && Number.isInteger(v.roll))
         ? ctx.platform.rolls(ref, ctx.posts) : [];
       for (const place of places) {
-        place.block = !!(place.after && place.after.nodeType === 1 && !/^inline/.test(getComputedStyle(place.after).display));
+        if (place.after && place.after.nodeType === 1) place.into = lineEndContainer(place.after);
       }
       work.push({ ref, pa, places });
     } catch (e) {

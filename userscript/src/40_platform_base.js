@@ -84,6 +84,23 @@ function elementOrTextRolls(root, selectors) {
   return textRollPlaces(root);
 }
 
+function isInlineEl(el) {
+  return /^inline/.test(getComputedStyle(el).display);
+}
+
+// Where a zero-size marker can join an existing line at the end of `el`: the deepest last block whose last
+// content is inline. A marker placed after a block, or after a block's last block child, would open a new line.
+function lineEndContainer(el) {
+  if (isInlineEl(el)) return null; // inline: the marker goes right after it
+  let target = el;
+  for (;;) {
+    let last = target.lastChild;
+    while (last && ((last.nodeType === 3 && !last.data.trim()) || last.nodeType === 8)) last = last.previousSibling;
+    if (!last || last.nodeType !== 1 || isInlineEl(last) || last.tagName === "BR") return target;
+    target = last;
+  }
+}
+
 function replyBoxFrom(doc, selectors) {
   for (const sel of selectors) {
     const el = doc.querySelector(sel);

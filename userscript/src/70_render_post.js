@@ -240,8 +240,8 @@ function renderRollMarks(ref, postAudit, places, theme) {
     root.appendChild(mark);
     const place = places[i];
     // After a block (a dicebox) a zero-size box would still open a line of its own: go inside, at its end.
-    if (place.after && place.block) {
-      place.after.appendChild(host);
+    if (place.into) {
+      place.into.appendChild(host);
     } else if (place.after) place.after.after(host);
     else {
       place.text.splitText(place.end);

@@ -37,7 +37,7 @@ function drawAudit(ctx, result) {
       const places = asArray(pa.verdicts).some((v) => isPlainObject(v) && Number.isInteger(v.roll))
         ? ctx.platform.rolls(ref, ctx.posts) : [];
       for (const place of places) {
-        place.block = !!(place.after && place.after.nodeType === 1 && !/^inline/.test(getComputedStyle(place.after).display));
+        if (place.after && place.after.nodeType === 1) place.into = lineEndContainer(place.after);
       }
       work.push({ ref, pa, places });
     } catch (e) {

@@ -595,6 +595,21 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
 
 # --- rolls: Fase Difensiva and Fase Offensiva -----------------------------------------------------
 
+# The requirements a roll may carry, built once (the hot path creates none).
+_REQ_PROTEZIONE = {k: Requirement("protezione", a.bonus, a.bonus_label, a.paragraph, True)
+                   for k, a in ACTIONS.items() if a.bonus_label == "Bonus Protezione"}
+_REQ_PREPARAZIONE_DIFESA = Requirement("preparazione", 2, "Preparazione", P_DESCRIZIONE, True)
+_REQ_PREPARAZIONE_COLPIRE = Requirement("preparazione", 1, "Preparazione", P_DESCRIZIONE, True)
+_REQ_COUNTER_OK = {k: Requirement("contrattacco", 3 if k == "contrattacco_diretto" else 2, f"{a.name} riuscito",
+                                  a.paragraph, True) for k, a in ACTIONS.items() if a.counter}
+_REQ_COUNTER_KO = Requirement("contrattacco", -2, f"{ACTIONS['contrattacco_generica'].name} fallito",
+                              ACTIONS["contrattacco_generica"].paragraph, False)
+_REQ_ATTACCO_PREVEDIBILE = {n: Requirement("prevedibile_attacco", n, "Attacco Prevedibile", P_DESCRIZIONE, True)
+                            for n in (1, 2, 3)}
+_REQ_DIFESA_PREVEDIBILE = {n: Requirement("prevedibile_difesa", -n, "Difesa Prevedibile", P_DESCRIZIONE, False)
+                           for n in (1, 2, 3)}
+
+
 class _Defence:
     """What the Fase Difensiva of this post has established so far."""
 
@@ -646,31 +661,28 @@ def _rolls(p: _Post) -> None:
         if phase == "difensiva" and spec.counts_as_defense:
             target_attack = _pick_attack(p, mine, dfn, roll, spec)
         if spec.bonus and phase == "difensiva" and spec.bonus_label == "Bonus Protezione":
-            reqs.append(Requirement("protezione", spec.bonus, spec.bonus_label, spec.paragraph, True))
+            reqs.append(_REQ_PROTEZIONE[spec.key])
         if f.preparazione and actor == name:
             if phase == "difensiva" and spec.role == "difensiva":
-                reqs.append(Requirement("preparazione", 2, "Preparazione", P_DESCRIZIONE, True))
+                reqs.append(_REQ_PREPARAZIONE_DIFESA)
             elif phase == "offensiva" and (not mine or not dfn.any_defence) and spec.rolls:
                 # no Fase Difensiva, or a Difesa Nulla: +1 to hit
-                reqs.append(Requirement("preparazione", 1, "Preparazione", P_DESCRIZIONE, True))
+                reqs.append(_REQ_PREPARAZIONE_COLPIRE)
         if phase == "offensiva" and spec.counter:
             res = dfn.counter.get(spec.key)
             if res == "riuscito":
-                amt = 3 if spec.key == "contrattacco_diretto" else 2
-                reqs.append(Requirement("contrattacco", amt, f"{spec.name} riuscito", spec.paragraph, True))
+                reqs.append(_REQ_COUNTER_OK[spec.key])
             elif res == "fallito" and spec.key == "contrattacco_generica":
-                reqs.append(Requirement("contrattacco", -2, f"{spec.name} fallito", spec.paragraph, False))
-        if target_attack is not None:
+                reqs.append(_REQ_COUNTER_KO)
+        if target_attack is not None and target_attack.techniques:
             uses = p.fighters[target_attack.attacker].uses_attack if target_attack.attacker in p.fighters else EMPTY
-            n = max((uses.get(t, 0) for t in target_attack.techniques), default=0)
-            lvl = _prevedibile(n)
+            lvl = _prevedibile(max(uses.get(t, 0) for t in target_attack.techniques))
             if lvl:
-                reqs.append(Requirement("prevedibile_attacco", lvl, "Attacco Prevedibile", P_DESCRIZIONE, True))
+                reqs.append(_REQ_ATTACCO_PREVEDIBILE[lvl])
         if phase == "difensiva" and spec.role == "difensiva" and tag and tag.techniques:
-            n = max(f.uses_defense.get(t, 0) + 1 for t in tag.techniques)
-            lvl = _prevedibile(n)
+            lvl = _prevedibile(max(f.uses_defense.get(t, 0) + 1 for t in tag.techniques))
             if lvl:
-                reqs.append(Requirement("prevedibile_difesa", -lvl, "Difesa Prevedibile", P_DESCRIZIONE, False))
+                reqs.append(_REQ_DIFESA_PREVEDIBILE[lvl])
         # Liberazione / Percezione / Mimetizzazione add a Bonus Statistica, not the Fattore Statistica
         destrezza = live_stat(f, "Destrezza") if actor_f is not None and spec.key not in _VALUES else None
         ds = f.schema_stats.get("Destrezza") if actor_f is not None else None
@@ -1041,6 +1053,14 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     _drop_group(p, atk, i)
 
 
+@lru_cache(maxsize=256)
+def _mira_effects(mira: str, face: int, arti: str | None) -> D.MiraEffect | None:
+    try:
+        return D.mira_effects(mira, face, arti)
+    except T.MechanicsError:
+        return None
+
+
 def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: str | None, roll: int | None, *,
          numbers: dict[str, Any] | None = None, protezione: bool = False, defended_message: bool = False) -> None:
     """An attack that lands: Mira effects from its die face, then a Hit waiting for the attacker's Calcolo."""
@@ -1051,10 +1071,7 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
         part = atk.mira or "corpo"
         mira = "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part
         arti = "gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None)
-        try:
-            eff = D.mira_effects(mira, atk.face, arti)
-        except T.MechanicsError:
-            eff = None
+        eff = _mira_effects(mira, atk.face, arti)
         if eff is not None:
             if eff.multiplier is not None:
                 mult *= eff.multiplier.factor
