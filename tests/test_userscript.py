@@ -405,3 +405,28 @@ def test_tap_pins_the_tooltip_escape_and_outside_click_close_it(gm, forum_server
     assert "Manca il malus di Sbilanciamento" in tip.inner_text()
     pg.click("h2.topic-title")
     tip.wait_for(state="hidden")
+
+
+def test_not_the_last_page_keeps_the_turn_panel_away(gm, canned_service, forum_server):
+    fight = FIGHTS[5]
+    doc = canned_service.stored[forum_server.url + fight.canonical_path]
+    later = dict(doc["posts"][-1], id="99999", verdicts=[])
+    doc["posts"].append(later)  # the thread goes on on a later page
+    pg = gm.open(forum_server.url + fight.path)
+    assert pg.locator("arbitro-badge").count() == 4
+    assert pg.evaluate("document.querySelector('arbitro-layer').shadowRoot.querySelector('.panel').classList.contains('collapsed')")
+    assert pg.locator("arbitro-layer .turn").is_hidden()
+    assert pg.locator("arbitro-layer [data-action=report]").count() == 1
+    assert pg.locator("arbitro-layer .status").is_hidden()
+
+
+def test_audit_behind_the_page_is_said_and_asked_again(gm, canned_service, forum_server):
+    fight = FIGHTS[5]
+    doc = canned_service.stored[forum_server.url + fight.canonical_path]
+    doc["posts"].pop()  # the page shows a post the stored audit does not have yet
+    pg = gm.open(forum_server.url + fight.path)
+    assert "Questa pagina ha post che il servizio non ha ancora valutato." in layer_text(pg, ".status")
+    assert pg.locator("arbitro-badge").count() == 3
+    pg.reload()
+    assert wait_done(pg) == "drawn"
+    assert len(canned_service.api_calls()) == 2  # a cached audit that is behind the page is not reused

@@ -157,7 +157,15 @@ class LiveServer:
         self.server = create_server(app, host="127.0.0.1", port=0, threads=threads)
         self.port = self.server.effective_port
         self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self._stopping = False
+
+    def _run(self) -> None:
+        try:
+            self.server.run()
+        except OSError:
+            if not self._stopping:  # closing the socket under the select loop is how waitress stops here
+                raise
 
     def start(self) -> LiveServer:
         self.thread.start()
@@ -171,6 +179,7 @@ class LiveServer:
         raise RuntimeError("live server did not start")
 
     def stop(self) -> None:
+        self._stopping = True
         self.server.close()
         self.thread.join(timeout=5)
 
