@@ -22,6 +22,7 @@ BLOCK_TAGS = frozenset({
 })
 CELL_TAGS = frozenset({"td", "th"})
 _STRUCT_TAGS = frozenset({"blockquote", "details"})  # structure even without a class
+_SLOW_TAGS = _STRUCT_TAGS | CELL_TAGS | {"a"}  # never on the inline fast path of `_Walker.walk`
 
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
 _QUOTE_HEAD_AUTHOR = re.compile(r"\(\s*([^@()]+?)\s*@")
@@ -67,6 +68,10 @@ _PARA = re.compile(r"\x03[ \x01]*\x03[ \x01\x03]*")
 _BREAK = re.compile(r"[ \x01\x03]*[\x01\x03][ \x01\x03]*")
 
 
+_LINE_EDGES = re.compile(r"[^\S\n]*\n[^\S\n]*")  # whitespace around a line break (str.strip's set)
+_BLANKS = re.compile(r"\n{3,}")
+
+
 def clean_lines(raw: str) -> str:
     """Collapse source whitespace, turn block/br marks into lines, strip every line, keep at most one
     blank line (a paragraph: `<br><br>`) between lines."""
@@ -74,18 +79,10 @@ def clean_lines(raw: str) -> str:
     if BR in raw:
         raw = _PARA.sub("\n\n", raw)
     raw = _BREAK.sub("\n", raw)
-    out: list[str] = []
-    blank = False
-    for line in raw.split("\n"):
-        line = line.strip()
-        if not line:
-            blank = bool(out)
-            continue
-        if blank:
-            out.append("")
-            blank = False
-        out.append(line)
-    return "\n".join(out)
+    if "\n" not in raw:
+        return raw.strip()
+    # Strip every line, collapse runs of blank lines to one, drop leading/trailing ones: all in C.
+    return _BLANKS.sub("\n\n", _LINE_EDGES.sub("\n", raw)).strip()
 
 
 def _text_content(el: etree._Element) -> str:
@@ -130,13 +127,59 @@ class _Walker:
             self.scan.append(s)
 
     def walk(self, el: etree._Element, buf: list[str], scan: bool, pre: bool = False) -> None:
-        """Walk the children of `el` (its text, each child and the child's tail)."""
-        if el.text:
-            self.emit(el.text.replace("\n", BR) if pre else el.text, buf, scan)
+        """Walk the children of `el` (its text, each child and the child's tail).
+
+        Most elements of a post are plain formatting (<b>, <span style>, <div>, <br>) with no class or
+        id: those are handled here inline, the rest go through `node` (same result, fewer calls).
+        """
+        own = buf is self.text
+        both = scan and own
+        sbuf = self.scan
+        text = el.text
+        if text:
+            if pre:
+                text = text.replace("\n", BR)
+            buf.append(text)
+            if both:
+                sbuf.append(text)
+        stop = self.stop
         for child in el:
-            self.node(child, buf, scan, pre)
-            if child.tail:
-                self.emit(child.tail.replace("\n", BR) if pre else child.tail, buf, scan)
+            tag = child.tag
+            if tag.__class__ is not str or self.depth >= 200:
+                self.node(child, buf, scan, pre)
+            else:
+                tag = tag.lower()
+                if tag in SKIP_TAGS or (stop is not None and stop(child)):
+                    pass
+                elif tag == "br":
+                    buf.append(BR)
+                    if own:
+                        sbuf.append(BR)
+                elif tag == "img":
+                    pass
+                elif (tag not in _SLOW_TAGS and child.get("class") is None and child.get("id") is None
+                      and not (tag == "table" and self.pending)):
+                    self.depth += 1
+                    if tag in BLOCK_TAGS:
+                        buf.append(BLOCK)
+                        if own:
+                            sbuf.append(BLOCK)
+                        self.walk(child, buf, scan, pre or tag == "pre")
+                        buf.append(BLOCK)
+                        if own:
+                            sbuf.append(BLOCK)
+                    else:
+                        self.walk(child, buf, scan, pre)
+                    self.depth -= 1
+                else:
+                    self.node(child, buf, scan, pre)
+            tail = child.tail
+            if tail:
+                if pre:
+                    tail = tail.replace("\n", BR)
+                buf.append(tail)
+                if both:
+                    sbuf.append(tail)
 
     def node(self, el: etree._Element, buf: list[str], scan: bool, pre: bool) -> None:
         tag = el.tag

@@ -17,19 +17,30 @@ def test_fixture_file(fixtures_dir):
     reg = load_registry(path)
     assert reg.sources == (str(path),)
     assert reg.characters["Hollow"] == Character(
-        name="Hollow", sheet_url="https://bleachgdr.forumfree.it/?t=101", player="Marco_88",
-        stats={"Forza": Stat(5, 1), "Destrezza": Stat(6, 0), "Costituzione": Stat(4, 0), "Intelligenza": Stat(2, 0)},
+        name="Hollow", sheet_url="https://bleach-gdr.forumfree.it/?t=70000101", player="Kurogane",
+        stats={"Forza": Stat(5, 1), "Destrezza": Stat(4, 0), "Costituzione": Stat(5, 0), "Intelligenza": Stat(3, 0)},
         resources={"PV": Resource(52, 52), "PE": Resource(40, 40)},
         techniques=("Artigli Affilati", "Sonìdo", "Cero", "Pelle d'Acciaio"), extra={})
     # Quincy lists no techniques: the ones it owns are gathered in file order.
-    assert reg.characters["Quincy"].techniques == ("Freccia Sacra", "Scudo di Reishi", "Tocco Curativo")
+    assert reg.characters["Quincy"] == Character(
+        name="Quincy", sheet_url="https://bleach-gdr.forumfree.it/?t=70000102", player="Seireitei_Ryo",
+        stats={"Forza": Stat(3, 0), "Destrezza": Stat(6, 0), "Costituzione": Stat(6, 0), "Intelligenza": Stat(4, 1)},
+        resources={"PV": Resource(48, 48), "PE": Resource(46, 46)},
+        techniques=("Freccia Sacra", "Blut Vene", "Hirenkyaku", "Scudo di Reishi", "Tocco Curativo", "Arco Spirituale"),
+        extra={})
     assert reg.techniques["Artigli Affilati"] == Technique(
         name="Artigli Affilati", kind="arma", type="Offensiva Fisica", category="B", potenziale=12,
         raggio_ottimale="Corto", cost={"PE": 0}, owner="Hollow", extra={"bonus_statistica": 2})
-    assert reg.techniques["Cero"].cost == {"PE": 8}  # "8 PE" written as text
+    assert reg.techniques["Cero"].cost == {"PE": 5}  # "5 PE" written as text
+    assert (reg.techniques["Cero"].category, reg.techniques["Cero"].potenziale, reg.techniques["Cero"].extra) == \
+        ("A", 15, {"bonus_statistica": 1})
+    assert reg.techniques["Arco Spirituale"].cost == {"PE": 2, "PV": 1}  # "2 PE + 1 PV" written as text
     assert reg.techniques["Scudo di Reishi"].cost == {"PE": 4}  # pool alias "punti energia"
     assert reg.techniques["Sonìdo"].owner == "Hollow" and reg.techniques["Sonìdo"].kind == "tecnica"
-    assert reg.techniques["Freccia Sacra"].extra == {"danno": "puro"}
+    assert reg.techniques["Freccia Sacra"] == Technique(
+        name="Freccia Sacra", kind="tecnica", type="Offensiva Spirituale", category="B", potenziale=13,
+        raggio_ottimale="Lungo", cost={"PE": 6}, owner="Quincy", extra={"bonus_statistica": 2})
+    assert reg.techniques["Blut Vene"].cost == {"PE": 0}  # pool alias "punti energia"
 
 
 def test_starfinder_fixture(fixtures_dir):

@@ -10,22 +10,23 @@ from scraper.sheets import parse_sheet
 
 @pytest.fixture(scope="module")
 def hollow(fixtures_dir):
-    return parse_sheet((fixtures_dir / "sheets" / "hollow.html").read_bytes(), "https://bleachgdr.forumfree.it/?t=101")
+    return parse_sheet((fixtures_dir / "sheets" / "hollow.html").read_bytes(),
+                       "https://bleach-gdr.forumfree.it/?t=70000101")
 
 
 @pytest.fixture(scope="module")
 def quincy(fixtures_dir):
     return parse_sheet((fixtures_dir / "sheets" / "quincy.html").read_bytes(),
-                       "https://forum.example.it/viewtopic.php?t=42")
+                       "https://forum.karakura-gdr.it/viewtopic.php?t=70000102")
 
 
 def test_hollow_character(hollow):
     assert hollow.characters == {"Hollow": Character(
-        name="Hollow", sheet_url="https://bleachgdr.forumfree.it/?t=101", player="Marco_88",
-        stats={"Forza": Stat(5, 1), "Destrezza": Stat(6, 0), "Costituzione": Stat(4, 0), "Intelligenza": Stat(2, 0)},
+        name="Hollow", sheet_url="https://bleach-gdr.forumfree.it/?t=70000101", player="Kurogane",
+        stats={"Forza": Stat(5, 1), "Destrezza": Stat(4, 0), "Costituzione": Stat(5, 0), "Intelligenza": Stat(3, 0)},
         resources={"PV": Resource(52, 52), "PE": Resource(40, 40)},
         techniques=("Artigli Affilati", "Sonìdo", "Cero", "Pelle d'Acciaio"), extra={})}
-    assert hollow.sources == ("https://bleachgdr.forumfree.it/?t=101",)
+    assert hollow.sources == ("https://bleach-gdr.forumfree.it/?t=70000101",)
 
 
 def test_hollow_techniques(hollow):
@@ -37,7 +38,7 @@ def test_hollow_techniques(hollow):
     assert (t["Sonìdo"].kind, t["Sonìdo"].type, t["Sonìdo"].category, t["Sonìdo"].potenziale,
             t["Sonìdo"].raggio_ottimale, t["Sonìdo"].cost) == ("tecnica", "Potenziamento", "C", 6, None, {"PE": 3})
     assert (t["Cero"].kind, t["Cero"].type, t["Cero"].category, t["Cero"].potenziale, t["Cero"].raggio_ottimale,
-            t["Cero"].cost) == ("tecnica", "Offensiva Energetica", "A", 16, "Lungo", {"PE": 8})
+            t["Cero"].cost) == ("tecnica", "Offensiva Energetica", "A", 15, "Lungo", {"PE": 5})
     assert (t["Pelle d'Acciaio"].kind, t["Pelle d'Acciaio"].category, t["Pelle d'Acciaio"].potenziale) == \
         ("armatura", "C", 4)
     # The "Storia" section after the techniques is not a technique, and its "Potenziale 99" is ignored.
@@ -47,13 +48,13 @@ def test_hollow_techniques(hollow):
 def test_quincy_tables_and_inline_forms(quincy):
     (char,) = quincy.characters.values()
     assert char.name == "Quincy" and char.player is None
-    assert char.stats == {"Forza": Stat(3, 0), "Destrezza": Stat(4, 0), "Costituzione": Stat(5, 1),
-                          "Intelligenza": Stat(6, 1)}
-    assert char.resources == {"PV": Resource(48, 48), "PE": Resource(50, 50)}
+    assert char.stats == {"Forza": Stat(3, 0), "Destrezza": Stat(6, 0), "Costituzione": Stat(6, 0),
+                          "Intelligenza": Stat(4, 1)}
+    assert char.resources == {"PV": Resource(48, 48), "PE": Resource(46, 46)}
     t = quincy.techniques
     assert t["Freccia Sacra"] == Technique(
-        name="Freccia Sacra", kind="tecnica", type="Offensiva Spirituale", category="B", potenziale=10,
-        raggio_ottimale="Lungo", cost={"PE": 5}, owner="Quincy", extra={})
+        name="Freccia Sacra", kind="tecnica", type="Offensiva Spirituale", category="B", potenziale=13,
+        raggio_ottimale="Lungo", cost={"PE": 6}, owner="Quincy", extra={})
     assert (t["Scudo di Reishi"].type, t["Scudo di Reishi"].category, t["Scudo di Reishi"].potenziale,
             t["Scudo di Reishi"].raggio_ottimale, t["Scudo di Reishi"].cost) == ("Difensiva", "C", 8, "Corto", {"PE": 4})
     assert (t["Tocco Curativo"].type, t["Tocco Curativo"].category, t["Tocco Curativo"].raggio_ottimale) == \
@@ -61,7 +62,14 @@ def test_quincy_tables_and_inline_forms(quincy):
     assert t["Arco Spirituale"] == Technique(
         name="Arco Spirituale", kind="arma", type="Offensiva a Distanza", category="B", potenziale=10,
         raggio_ottimale="Lungo", cost={"PE": 2, "PV": 1}, owner="Quincy", extra={})
-    assert char.techniques == ("Freccia Sacra", "Scudo di Reishi", "Tocco Curativo", "Arco Spirituale")
+    # one-line form after a table, in the same section: "Blut Vene [Tecnica Difensiva] — Potenziale C 6 — Costo: 0 PE"
+    assert t["Blut Vene"] == Technique(
+        name="Blut Vene", kind="tecnica", type="Difensiva", category="C", potenziale=6, raggio_ottimale=None,
+        cost={"PE": 0}, owner="Quincy", extra={})
+    assert (t["Hirenkyaku"].type, t["Hirenkyaku"].category, t["Hirenkyaku"].potenziale, t["Hirenkyaku"].cost) == \
+        ("Difensiva", "C", 5, {"PE": 0})
+    assert char.techniques == ("Freccia Sacra", "Scudo di Reishi", "Tocco Curativo", "Blut Vene", "Hirenkyaku",
+                               "Arco Spirituale")
 
 
 @pytest.mark.parametrize("line, category, value", [

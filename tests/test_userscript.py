@@ -417,7 +417,7 @@ def test_not_the_last_page_keeps_the_turn_panel_away(gm, canned_service, forum_s
     assert pg.evaluate("document.querySelector('arbitro-layer').shadowRoot.querySelector('.panel').classList.contains('collapsed')")
     assert pg.locator("arbitro-layer .turn").is_hidden()
     assert pg.locator("arbitro-layer [data-action=report]").count() == 1
-    assert pg.locator("arbitro-layer .status").is_hidden()
+    assert pg.locator("arbitro-layer section.status").is_hidden()
 
 
 def test_audit_behind_the_page_is_said_and_asked_again(gm, canned_service, forum_server):

@@ -122,6 +122,20 @@ def _first_chain(el: etree._Element, chain: list[tuple[str | None, tuple[str, ..
     return None
 
 
+_DOC_CACHE: dict[str, tuple[etree._Element, list]] = {}
+
+
+def doc_xpath(doc: etree._Element, expr: str) -> list:
+    """A document-wide XPath result, remembered for the document it was asked of (detection and parsing
+    ask for the same post list; the next page is another document and is evaluated afresh)."""
+    hit = _DOC_CACHE.get(expr)
+    if hit is not None and hit[0] is doc:
+        return hit[1]
+    found = xp(expr)(doc)
+    _DOC_CACHE[expr] = (doc, found)
+    return found
+
+
 def first(el: etree._Element, expr: str | Css) -> etree._Element | None:
     """First match of a Css (fast path for the built-in selectors) or an XPath (config overrides)."""
     if isinstance(expr, Css):
@@ -157,6 +171,18 @@ def host_of(url: str) -> str:
 
 def source_digest(el: etree._Element) -> str:
     return hashlib.sha1(etree.tostring(el, encoding="utf-8", with_tail=False)).hexdigest()
+
+
+def post_digest(parts: "PostParts") -> str:
+    """Hash of a post's own source: its body markup and the header fields read from it (id, author, date,
+    group, edit note). The rest of the post's chrome (mini-profile, like counter, signature, online status)
+    changes without the post changing, and serialising it cost more than the rest of the post's reading."""
+    h = hashlib.sha1("\x00".join((parts.id, parts.author, parts.author_id or "", parts.date_text or "",
+                                   parts.timestamp or "", parts.group or "", parts.edited_by or "",
+                                   parts.edited_text or "")).encode("utf-8", "surrogatepass"))
+    if parts.body is not None:
+        h.update(etree.tostring(parts.body, encoding="utf-8", with_tail=False))
+    return h.hexdigest()
 
 
 def text_of(el: etree._Element | None) -> str:
@@ -351,7 +377,7 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
         rolls=tuple(rolls),
         damage=damage,
         character=(schema.character if schema is not None else None),
-        digest=source_digest(parts.element),
+        digest=post_digest(parts),
     )
 
 
@@ -417,5 +443,5 @@ def detect_platform(doc: etree._Element, url: str, forced: str | None = None) ->
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
-    "offset_step", "query_param", "host_of", "source_digest", "text_of",
+    "offset_step", "query_param", "host_of", "source_digest", "post_digest", "text_of", "doc_xpath",
 ]

@@ -13,7 +13,7 @@ from engine.history import Post, Roll
 from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
-    Css, Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
     offset_step, parse_edit_note, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -32,12 +32,15 @@ _SIDES_IN_NAME = re.compile(r"\(?\s*[dD](\d+)\s*\)?\s*$")
 _LABEL_LINE = re.compile(r"^\s*(?:lancio|lanci|tiro|dado|dadi)\s*[:\-]\s*(.+?)\s*$", re.I)
 _VS_LINE = re.compile(r"^\s*([A-Za-zÀ-ÿ][^\n]{0,80}?\([^()\n]*\b(?:vs|contro)\b[^()\n]*\)\s*:.*)$", re.I)
 
-X_POST_ANY = "//*[starts-with(@id, 'p') and contains(@class, 'post')]"
-X_GENERATOR = "//meta[@name='generator' and contains(@content, 'orumotion')]"
-X_ILLIWEB = "//script[contains(@src, 'illiweb.com')] | //img[contains(@src, 'illiweb.com')]"
-X_PAGE_LINKS = "//a[contains(@href, '/t')]"
-X_TITLE = f"//h1[{has_class('page-title')}] | //*[{has_class('maintitle')}]//h1"
-X_SECTION = f"//*[{has_class('navbar')} or {has_class('nav')}]//a[contains(@href, '/f')]"
+# Document-wide expressions: tag first, `[1]` where one node is enough (see forumfree.py).
+X_POST_ANY = "descendant::*[@id][starts-with(@id, 'p')][contains(@class, 'post')]"
+X_GENERATOR = "descendant::meta[@name='generator'][contains(@content, 'orumotion')][1]"
+X_ILLIWEB = "descendant::script[contains(@src, 'illiweb.com')][1] | descendant::img[contains(@src, 'illiweb.com')][1]"
+X_PAGE_LINKS = "descendant::a[contains(@href, '/t')]/@href"
+X_TITLE = (f"descendant::h1[{has_class('page-title')}][1] | "
+           f"descendant::h1[ancestor::*[{has_class('maintitle')}]][1]")
+X_SECTION = (f"descendant::a[contains(@href, '/f')][ancestor::*[{has_class('navbar')} or {has_class('nav')}]]/@href")
+X_POST_ENTRY = Css(".post-entry")
 
 TEMPLATES: dict[str, dict[str, Css]] = {
     "phpbb3": {
@@ -64,11 +67,17 @@ X_LINK = Css("a")
 
 
 def _skin(doc: etree._Element) -> str:
-    if xp(f"//*[{has_class('post-entry')}]")(doc):
+    # The template shows in the posts themselves: invision wraps the body in .post-entry, phpbb2 posts are rows.
+    posts = _posts(doc)
+    if any(X_POST_ENTRY.first(p) is not None for p in posts[:1]):
         return "invision"
-    if xp("//tr[contains(@class, 'post') and starts-with(@id, 'p')]")(doc):
+    if any(p.tag == "tr" for p in posts):
         return "phpbb2"
     return "phpbb3"
+
+
+def _posts(doc: etree._Element) -> list[etree._Element]:
+    return [p for p in doc_xpath(doc, X_POST_ANY) if _POST_ID.match(p.get("id") or "")]
 
 
 def _is_fm_host(host: str) -> bool:
@@ -90,8 +99,7 @@ class Forumotion:
             signals += 1
         if not signals:
             return 0.0
-        posts = [p for p in xp(X_POST_ANY)(doc) if _POST_ID.match(p.get("id") or "")]
-        if not posts:
+        if not _posts(doc):
             return 0.0
         return min(0.5 + 0.12 * signals, 0.97)
 
@@ -106,14 +114,13 @@ class Forumotion:
         sel = {**TEMPLATES[skin], **config.selectors}
         dice_test = dice_class_test(config.dice_classes)
         offsets = {offset}
-        for a in xp(X_PAGE_LINKS)(doc):
-            lm = _TOPIC_URL.search(a.get("href") or "")
+        for href in xp(X_PAGE_LINKS)(doc):
+            lm = _TOPIC_URL.search(href)
             if lm and (tid is None or lm.group(1) == tid):
                 offsets.add(int(lm.group(2) or 0))
         step = offset_step(offsets, config.page_size)
         page_no = offset // step + 1 if step else 1
-        post_els = xp(sel["post"])(doc) if "post" in sel else [
-            p for p in xp(X_POST_ANY)(doc) if _POST_ID.match(p.get("id") or "")]
+        post_els = xp(sel["post"])(doc) if "post" in sel else _posts(doc)
         base = f"https://{host}/t{tid}" if tid else url
         page_url = f"{base}p{offset}-{slug}" if offset else f"{base}-{slug}"
         posts: list[Post] = []
@@ -154,8 +161,8 @@ class Forumotion:
             urls = (f"{base}-{slug}",)
         nxt = next((u for u in urls[page_no:page_no + 1]), None) if step else None
         title_el = first(doc, X_TITLE)
-        title = text_of(title_el) if title_el is not None else text_of(first(doc, "//title"))
-        sm = next((m for m in (re.search(r"/f(\d+)", a.get("href") or "") for a in xp(X_SECTION)(doc)) if m), None)
+        title = text_of(title_el) if title_el is not None else text_of(first(doc, "descendant::title[1]"))
+        sm = next((m for m in (re.search(r"/f(\d+)", href) for href in xp(X_SECTION)(doc)) if m), None)
         return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
                     page=page_no, page_count=(last // step + 1) if step else 1, page_size=step,
                     last_offset=last, page_urls=urls, next_url=nxt, posts=tuple(posts),

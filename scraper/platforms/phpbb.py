@@ -11,7 +11,7 @@ from lxml import etree
 from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
-    Css, Page, ParseContext, PostParts, build_post, dice_class_test, first, has_class, host_of,
+    Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -20,7 +20,10 @@ from scraper.platforms.config import ForumConfig
 DICEBOX_PATTERN = (r"(?P<expr>\d{0,3}\s?[dD]\s?\d{1,4}(?:\s*[+-]\s*\d{1,5})*)\s*=>\s*"
                    r"(?P<faces>\d{1,4}(?:\s*[,+ ]\s*\d{1,4}){0,99})\s*=>\s*(?P<total>-?\d{1,6})")
 
-X_POSTS = f"//div[{has_class('post')} and starts-with(@id, 'p')]"
+# Document-wide expressions: tag first, `[1]` where one node is enough (see forumfree.py).
+X_POSTS = f"descendant::div[starts-with(@id, 'p')][{has_class('post')}]"
+X_PROFILE = f"descendant::dl[{has_class('postprofile')}][1]"
+X_MEMBERLIST = "descendant::a[contains(@href, 'memberlist.php')][1]"
 X_AUTHOR = (f".//dl[{has_class('postprofile')}]//a[{has_class('username')} or {has_class('username-coloured')}]"
             f" | .//p[{has_class('author')}]//a[{has_class('username')} or {has_class('username-coloured')}]"
             f" | .//dl[{has_class('postprofile')}]//*[{has_class('username')} or {has_class('username-coloured')}]")
@@ -31,24 +34,24 @@ X_AUTHOR_LINE = Css("p.author")
 X_RANK = Css("dd.profile-rank")
 X_BODY = Css("div.content")
 X_NOTICE = Css("div.notice")
-X_TITLE = f"//h2[{has_class('topic-title')}]"
-X_PAGE_LINKS = "//a[contains(@href, 'viewtopic.php') and contains(@href, 'start=')]"
-X_SECTION = "//*[contains(@class, 'breadcrumbs')]//a[contains(@href, 'viewforum.php')]"
+X_TITLE = f"descendant::h2[{has_class('topic-title')}][1]"
+X_PAGE_LINKS = "descendant::a[contains(@href, 'start=')][contains(@href, 'viewtopic.php')]/@href"
+X_SECTION = "descendant::a[contains(@href, 'viewforum.php')][ancestor::*[contains(@class, 'breadcrumbs')]][1]"
 
 
 class PhpBB:
     name = "phpbb"
 
     def detect(self, doc: etree._Element, url: str) -> float:
-        posts = [p for p in xp(X_POSTS)(doc) if re.fullmatch(r"p\d+", p.get("id") or "")]
+        posts = [p for p in doc_xpath(doc, X_POSTS) if re.fullmatch(r"p\d+", p.get("id") or "")]
         if not posts:
             return 0.0
         score = 0.5
-        if xp(f"//dl[{has_class('postprofile')}]")(doc):
+        if xp(X_PROFILE)(doc):
             score += 0.15
-        if xp("//a[contains(@href, 'memberlist.php')]")(doc) or "viewtopic.php" in url:
+        if "viewtopic.php" in url or xp(X_MEMBERLIST)(doc):
             score += 0.25
-        body = first(doc, "//body")
+        body = first(doc, "descendant::body[1]")
         if body is not None and "section-viewtopic" in (body.get("class") or ""):
             score += 0.05
         return min(score, 0.95)
@@ -65,8 +68,8 @@ class PhpBB:
             tid = query_param(a.get("href") or "", "t") if a is not None else None
         start = int(query_param(url, "start") or 0) if (query_param(url, "start") or "0").isdigit() else 0
         starts = {start}
-        for a in xp(X_PAGE_LINKS)(doc):
-            s = query_param(a.get("href") or "", "start")
+        for href in xp(X_PAGE_LINKS)(doc):
+            s = query_param(href, "start")
             if s and s.isdigit():
                 starts.add(int(s))
         step = offset_step(starts, config.page_size)
@@ -74,7 +77,7 @@ class PhpBB:
         sel = config.selectors
         dice_test = dice_class_test(config.dice_classes)
         posts: list[Post] = []
-        for el in (xp(sel["post"])(doc) if "post" in sel else xp(X_POSTS)(doc)):
+        for el in (xp(sel["post"])(doc) if "post" in sel else doc_xpath(doc, X_POSTS)):
             pid = (el.get("id") or "")[1:]
             if not pid.isdigit():
                 continue
