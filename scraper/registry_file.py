@@ -175,31 +175,33 @@ def _technique(name: str, data: Any, ctx: _Ctx) -> Technique:
     )
 
 
-def _read_source(source: str | os.PathLike[str]) -> tuple[str, str | None]:
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source
-                                             and "=" not in source and "[" not in source):
-        path = os.fspath(source)
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        except OSError as exc:
-            raise RegistryFileError(f"file del registro non leggibile: {exc.strerror or exc}", path=path) from exc
-        if len(data) > MAX_FILE_BYTES:
-            raise RegistryFileError("file del registro troppo grande", path=path)
-        try:
-            return data.decode("utf-8-sig"), path
-        except UnicodeDecodeError as exc:
-            raise RegistryFileError("il file del registro non è in UTF-8", path=path) from exc
-    if not isinstance(source, str):
-        raise RegistryFileError(f"sorgente del registro non valida: {type(source).__name__}")
-    if len(source) > MAX_FILE_BYTES:
+def _read_file(path: str | os.PathLike[str]) -> str:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise RegistryFileError(f"file del registro non leggibile: {exc.strerror or exc}", path=os.fspath(path)) from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise RegistryFileError("file del registro troppo grande", path=os.fspath(path))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RegistryFileError("il file del registro non è in UTF-8", path=os.fspath(path)) from exc
+
+
+def load_registry(path: str | os.PathLike[str]) -> Registry:
+    """A `Registry` from a TOML file. Raises `RegistryFileError` (with line) when bad."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise RegistryFileError(f"percorso del registro non valido: {type(path).__name__}")
+    return parse_registry(_read_file(path), path=os.fspath(path))
+
+
+def parse_registry(text: str, *, path: str | None = None) -> Registry:
+    """A `Registry` from TOML text — never read as a file name, so text from a request is safe here."""
+    if not isinstance(text, str):
+        raise RegistryFileError(f"testo del registro non valido: {type(text).__name__}")
+    if len(text) > MAX_FILE_BYTES:
         raise RegistryFileError("testo del registro troppo grande")
-    return source, None
-
-
-def load_registry(source: str | os.PathLike[str]) -> Registry:
-    """A `Registry` from a TOML file path or TOML text. Raises `RegistryFileError` (with line) when bad."""
-    text, path = _read_source(source)
     ctx = _Ctx(text, path)
     try:
         data = tomllib.loads(text)
@@ -237,4 +239,4 @@ def load_registry(source: str | os.PathLike[str]) -> Registry:
     return Registry(characters=characters, techniques=techniques, sources=(path or "<registry text>",))
 
 
-__all__ = ["load_registry", "CATEGORIES"]
+__all__ = ["load_registry", "parse_registry", "CATEGORIES"]

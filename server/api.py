@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 
 from .errors import BadRequest, NotFound, TooLarge
-from .refresh import load_registry, run_replay
+from .refresh import registry_from_request, run_replay
 from .security import check_forum_url, client_key
 from .storage import ThreadRecord, dumps
 
@@ -80,7 +80,7 @@ def create_audit() -> Response:
     ruleset = _ruleset(body.get("ruleset"))
     settings = _settings(body.get("settings"))
     registry_raw = body.get("registry")
-    registry = load_registry(registry_raw)  # validated before spending the client's quota
+    registry = registry_from_request(registry_raw)  # validated before spending the client's quota
     svc.limiter.hit(client_key(request, svc.cfg["trust_proxy"]))
 
     if "url" in body:
@@ -289,7 +289,7 @@ def next_hint(thread_id: int) -> Response:
         if audit.snapshots:
             state = audit.snapshots[-1].state
         else:
-            state = rs.initial_state(audit.thread, load_registry(rec.registry) or engine.Registry(),
+            state = rs.initial_state(audit.thread, registry_from_request(rec.registry) or engine.Registry(),
                                      engine.resolve_settings(rs, rec.settings))
         hint = rs.next_hint(state, character)
     return _json(dumps({"thread_id": rec.id, "character": character, "fetched_at": rec.fetched_at, "next": hint}))

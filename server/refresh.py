@@ -95,7 +95,7 @@ class RefreshOutcome:
     shared: bool = False  # another refresher did the work while we waited
 
 
-def load_registry(value: Any) -> Any:
+def registry_from_request(value: Any) -> Any:
     """A registry given in a request: a JSON object (registry fields) or a TOML text (the registry file)."""
     from engine.history import HistoryFormatError, registry_from_dict
 
@@ -107,15 +107,11 @@ def load_registry(value: Any) -> Any:
         except HistoryFormatError as exc:
             raise BadRequest(f"registro non valido: {exc}", code="bad_registry", details={"field": "registry"}) from None
     if isinstance(value, str):
-        try:
-            from scraper.registry_file import load_registry as load_toml
-        except ImportError:
-            raise BadRequest("registro in formato TOML non ancora supportato", code="bad_registry") from None
         from scraper.errors import ScrapeError
+        from scraper.registry_file import parse_registry
+
         try:
-            # always text, never a path: scraper.registry_file reads a one-line string as a file name, and a
-            # client must not make the service read its own files
-            return load_toml(value + "\n")
+            return parse_registry(value)  # text only: a client never makes the service open a file
         except ScrapeError as exc:
             raise BadRequest(f"registro non valido: {exc}", code="bad_registry",
                              details={"field": "registry", "line": getattr(exc, "line", None)}) from None
@@ -296,7 +292,7 @@ class Refresher:
             new = self.storage.save_unchanged(thread_id, pages=pages, log=rec_fetcher.log)
             return RefreshOutcome(new, False, 0, fetched, not_modified)
         try:
-            registry = load_registry(rec.registry)
+            registry = registry_from_request(rec.registry)
             audit = run_replay(history_obj, rec.ruleset, registry, rec.settings, previous=self.cached_audit(thread_id))
         except ServiceError as err:
             self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
@@ -320,7 +316,7 @@ class Refresher:
         history = self.storage.history(thread_id)
         if history is None:
             return None
-        audit = run_replay(history, rec.ruleset, load_registry(rec.registry), rec.settings)
+        audit = run_replay(history, rec.ruleset, registry_from_request(rec.registry), rec.settings)
         self.remember(thread_id, audit)
         return audit
 

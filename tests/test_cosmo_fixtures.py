@@ -73,7 +73,7 @@ def story():
 
 @pytest.fixture(scope="module")
 def registry():
-    return registry_file.load_registry(REGISTRY_TOML)
+    return registry_file.parse_registry(REGISTRY_TOML)
 
 
 def _audit(story, registry, platform: str):

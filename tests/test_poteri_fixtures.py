@@ -87,7 +87,7 @@ def test_master_registry_file_gives_the_same_audit(story):
     registry_file = pytest.importorskip("scraper.registry_file")
     site, render = SITES["forumfree"]
     pages = [(data, url) for _, url, data, _ in render(story, site)]
-    from_file = registry_file.load_registry(REGISTRY_TOML)
+    from_file = registry_file.parse_registry(REGISTRY_TOML)
     a = replay(parse.parse_pages(pages, registry=from_file), "poteri", from_file)
     b = replay(parse.parse_pages(pages, registry=registry()), "poteri", registry())
     assert a.characters == b.characters

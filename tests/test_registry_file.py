@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine.history import Character, Resource, Stat, Technique
 from scraper.errors import ParseError, RegistryFileError
-from scraper.registry_file import load_registry
+from scraper.registry_file import load_registry, parse_registry
 from scraper.sheets import parse_sheet
 
 
@@ -53,14 +53,14 @@ def test_starfinder_fixture(fixtures_dir):
 
 
 def test_text_and_stat_forms():
-    reg = load_registry('[characters.A]\nstats = { Forza = [5, 1], Mente = { base = 3, bonus = -1 }, Vigore = 4 }\n')
+    reg = parse_registry('[characters.A]\nstats = { Forza = [5, 1], Mente = { base = 3, bonus = -1 }, Vigore = 4 }\n')
     assert reg.characters["A"].stats == {"Forza": Stat(5, 1), "Mente": Stat(3, -1), "Vigore": Stat(4, 0)}
     assert reg.sources == ("<registry text>",)
 
 
 def test_file_wins_over_sheets(fixtures_dir):
     sheet = parse_sheet((fixtures_dir / "sheets" / "hollow.html").read_bytes(), "https://x.it/hollow")
-    hand = load_registry('[characters.Hollow]\npv_max = 60\n[techniques.Cero]\npotenziale = 18\ncategory = "S"\n')
+    hand = parse_registry('[characters.Hollow]\npv_max = 60\n[techniques.Cero]\npotenziale = 18\ncategory = "S"\n')
     merged = sheet.merged(hand)
     assert merged.characters["Hollow"].resources == {"PV": Resource(60, 60)}
     assert merged.techniques["Cero"].potenziale == 18
@@ -85,7 +85,7 @@ def test_file_wins_over_sheets(fixtures_dir):
 ])
 def test_named_errors_with_line(text, line, words):
     with pytest.raises(RegistryFileError) as info:
-        load_registry(text)
+        parse_registry(text)
     err = info.value
     assert err.code == "registry_file" and isinstance(err, ParseError)
     assert err.line == line
@@ -110,6 +110,15 @@ def test_not_utf8(tmp_path: pathlib.Path):
                  st.text(alphabet='[]."=\n characterstechniquesstats{}0123456789,pv_max', max_size=300)))
 def test_only_named_errors(text):
     try:
-        load_registry(text)
+        parse_registry(text)
     except RegistryFileError:
         pass
+
+
+def test_text_is_never_read_as_a_path(tmp_path: pathlib.Path):
+    """A registry sent as text (e.g. through the API) must not make Arbitro open a file by that name."""
+    secret = tmp_path / "secret.toml"
+    secret.write_text('[characters.Segreto]\npv_max = 1\n', encoding="utf-8")
+    with pytest.raises(RegistryFileError):
+        parse_registry(str(secret))  # a file name is not valid TOML: named error, file untouched
+    assert "Segreto" in load_registry(secret).characters
