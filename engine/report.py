@@ -1,6 +1,8 @@
 """Pure text and Markdown rendering of an Audit (the `arbitro audit` report and the server's Markdown download)."""
 from __future__ import annotations
 
+import re
+
 from typing import Any, Iterable
 
 from .core import Audit, PostAudit
@@ -58,8 +60,9 @@ def counts(audit: Audit) -> dict[str, int]:
     return out
 
 
-def _next_title(nxt: dict[str, Any]) -> str:
+def _next_title(nxt: dict[str, Any], name=str) -> str:
     who, upcoming = nxt.get("character"), nxt.get("next_to_post", nxt.get("character"))
+    who, upcoming = name(who), name(upcoming) if upcoming else upcoming
     if upcoming and upcoming != who:
         return f"Suggerimento per {who} (il prossimo a postare è {upcoming})"
     return f"Prossimo turno: {who}"
@@ -105,8 +108,25 @@ def render_text(audit: Audit, *, colour: bool = False, character: str | None = N
     return "\n".join(lines) + "\n"
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+
+
 def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
+    """Post-derived text as inert Markdown: no HTML, links, emphasis or table breaks survive."""
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", s).replace("\r", " ").replace("\n", " ")
+
+
+def _md_link(label: str, url: str) -> str:
+    if re.match(r"https?://", url or "", re.I) and not re.search(r"[\s<>()]", url):
+        return f"[{_md_escape(label)}]({url})"
+    return _md_escape(label)
+
+
+def _md_code_block(lines: list[str]) -> list[str]:
+    longest = max((len(m) for ln in lines for m in re.findall(r"`+", ln)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence] + [ln.replace("\n", " ") for ln in lines] + [fence]
 
 
 def render_markdown(audit: Audit, *, character: str | None = None) -> str:
@@ -114,12 +134,12 @@ def render_markdown(audit: Audit, *, character: str | None = None) -> str:
     t = audit.thread
     c = counts(audit)
     out = [f"# Arbitro — {_md_escape(t.title or t.url)}", "",
-           f"Discussione: <{t.url}> · regolamento `{audit.ruleset}` · {len(audit.posts)} post · "
+           f"Discussione: {_md_link(t.url, t.url)} · regolamento `{audit.ruleset}` · {len(audit.posts)} post · "
            f"**{c['error']}** errori · **{c['warning']}** avvisi · {c['info']} info", ""]
     out += ["## Turni", ""]
     for i, p in _posts(audit, character):
         who = p.character or p.author
-        out.append(f"### #{i} — post [{p.id}]({p.url}) · {_md_escape(who)}")
+        out.append(f"### #{i} — post {_md_link(p.id, p.url)} · {_md_escape(who)}")
         out.append("")
         if not p.verdicts:
             out += ["Nessuna osservazione.", ""]
@@ -128,7 +148,7 @@ def render_markdown(audit: Audit, *, character: str | None = None) -> str:
         out.append("|---|---|---|---|---|---|---|")
         for v in p.verdicts:
             msg = v.message + (f" — *decisione del master: {v.details['ruling']}*" if v.details.get("ruling") else "")
-            out.append(f"| {SEVERITY_IT[v.severity]} | `{v.code}` | {'' if v.roll is None else v.roll + 1} | "
+            out.append(f"| {SEVERITY_IT[v.severity]} | {_md_escape(v.code)} | {'' if v.roll is None else v.roll + 1} | "
                        f"{_md_escape(msg)} | {_md_escape(_num(v.expected))} | {_md_escape(_num(v.found))} | "
                        f"{_md_escape(v.rule)} |")
         out.append("")
@@ -137,10 +157,10 @@ def render_markdown(audit: Audit, *, character: str | None = None) -> str:
         out.append(f"- {_md_escape(character_line(name, ch))}")
     nxt = audit.next or {}
     if nxt.get("character"):
-        out += ["", f"## {_md_escape(_next_title(nxt))}", ""]
+        out += ["", f"## {_next_title(nxt, _md_escape)}", ""]
         out += [f"- {_md_escape(h)}" for h in nxt.get("hints", [])]
         if nxt.get("dice"):
-            out += ["", "```"] + [d["tag"] for d in nxt["dice"]] + ["```"]
+            out += [""] + _md_code_block([d["tag"] for d in nxt["dice"]])
     return "\n".join(out) + "\n"
 
 

@@ -195,7 +195,7 @@ class _Walker:
         for child in el:
             tag = child.tag
             if tag.__class__ is not str or self.depth >= 200:
-                self.node(child, buf, scan, pre)
+                self.node(child, buf, scan, pre)  # comments, pathological nesting
             else:
                 tag = tag.lower()
                 if tag in SKIP_TAGS or (stop is not None and stop(child)):
@@ -204,24 +204,24 @@ class _Walker:
                     buf.append(BR)
                     if own:
                         sbuf.append(BR)
-                elif tag == "img":
-                    pass
-                elif (tag not in _SLOW_TAGS and child.get("class") is None and child.get("id") is None
-                      and not (tag == "table" and self.pending)):
+                elif tag != "img":  # emoticons and decorations are not text
+                    # `node`'s checks are done: straight to the element (depth counted as `node` does)
                     self.depth += 1
-                    if tag in BLOCK_TAGS:
-                        buf.append(BLOCK)
-                        if own:
-                            sbuf.append(BLOCK)
-                        self.walk(child, buf, scan, pre or tag == "pre")
-                        buf.append(BLOCK)
-                        if own:
-                            sbuf.append(BLOCK)
+                    if (tag not in _SLOW_TAGS and child.get("class") is None and child.get("id") is None
+                            and not (tag == "table" and self.pending)):
+                        if tag in BLOCK_TAGS:
+                            buf.append(BLOCK)
+                            if own:
+                                sbuf.append(BLOCK)
+                            self.walk(child, buf, scan, pre or tag == "pre")
+                            buf.append(BLOCK)
+                            if own:
+                                sbuf.append(BLOCK)
+                        else:
+                            self.walk(child, buf, scan, pre)
                     else:
-                        self.walk(child, buf, scan, pre)
+                        self._element(child, tag, buf, scan, pre)
                     self.depth -= 1
-                else:
-                    self.node(child, buf, scan, pre)
             tail = child.tail
             if tail:
                 if pre:

@@ -135,8 +135,10 @@ def _registro_text(entry: Any) -> str:
     if isinstance(entry, dict):
         if entry.get("raw"):
             return str(entry["raw"])
-        if "amount" in entry:
+        if isinstance(entry.get("amount"), (int, float)):
             return f"{entry['amount']:+} {entry.get('resource', '')} [{entry.get('label', '')}]".strip()
+        if entry.get("label"):
+            return f"{entry.get('resource', '')} [{entry['label']}]".strip()
     return _fmt(entry)
 
 

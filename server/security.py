@@ -63,7 +63,10 @@ def canonical_thread_url(url: str) -> str:
     from urllib.parse import parse_qsl, urlencode
 
     parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in ("st", "start", "view")]
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+             if k not in ("st", "start", "view", "sid")]
+    if parts.path.endswith("viewtopic.php") and any(k == "t" for k, _ in query):
+        query = [(k, v) for k, v in query if k == "t"]  # phpBB: f=, p=, hilit= don't name another thread
     path = re.sub(r"^/t(\d+)p\d+-", r"/t\1-", parts.path)  # Forumotion /t12p30-slug → /t12-slug
     return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
 

@@ -363,3 +363,19 @@ def test_registry_as_toml_text(client, fixtures_dir):
     # a one-line string is TOML text, never a file the service would read
     resp = client.post("/api/v1/audits", json={"history": make_history(2).to_dict(), "registry": "/etc/passwd"})
     assert resp.status_code == 400 and "root:" not in resp.get_data(as_text=True)
+
+
+def test_canonical_thread_url_one_key_per_thread():
+    from server.security import canonical_thread_url as canon
+
+    assert canon("https://f.it/viewtopic.php?f=2&t=312&start=15&sid=abc") == "https://f.it/viewtopic.php?t=312"
+    assert canon("https://f.it/viewtopic.php?t=312") == "https://f.it/viewtopic.php?t=312"
+    assert canon("https://x.forumfree.it/?t=62345678&st=15") == "https://x.forumfree.it/?t=62345678"
+    assert canon("https://x.forumattivo.com/t42p15-duello") == "https://x.forumattivo.com/t42-duello"
+
+
+def test_report_tolerates_registro_entry_without_amount():
+    from server.pages import _registro_text
+
+    assert _registro_text({"amount": None, "resource": "PV", "label": "Cero"}) == "PV [Cero]"
+    assert _registro_text({"amount": -8, "resource": "PV", "label": "Cero"}) == "-8 PV [Cero]"

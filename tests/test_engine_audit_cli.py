@@ -130,3 +130,16 @@ def test_thread_url_refused_without_allowing_it(local_forum, capsys):
     assert main(["audit", local_forum.url("/?t=62345678"), "--no-sheets"]) == 2
     err = capsys.readouterr().err
     assert "[host_not_allowed]" in err and "Traceback" not in err
+
+
+def test_markdown_report_is_inert_with_hostile_text():
+    """Post-derived text in the Markdown download can't become HTML, a link or a broken table."""
+    from engine.report import _md_escape, _md_link
+
+    hostile = '<img src=x onerror=alert(1)> [clic](javascript:alert(1)) | `x`'
+    out = _md_escape(hostile)
+    assert "<" not in out and ">" not in out
+    assert "](" not in out.replace("\\](", "").replace("\\]\\(", "")
+    assert "\\|" in out and "\\`" in out
+    assert _md_link("post", "javascript:alert(1)") == "post"
+    assert _md_link("post", "https://f.forumfree.it/?t=1#entry2") == "[post](https://f.forumfree.it/?t=1#entry2)"

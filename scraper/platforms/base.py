@@ -270,7 +270,7 @@ def _block_text(el: etree._Element, skip: etree._Element | None) -> str:
                 parts.append(child.tail)
 
     walk(el)
-    return clean_lines(re.sub(r"[ \t\u00a0]+", " ", "".join(parts)))
+    return clean_lines("".join(parts))  # clean_lines collapses every whitespace run itself
 
 
 # --- building a Post from an adapter's pieces ------------------------------------------------------
