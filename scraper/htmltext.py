@@ -444,10 +444,13 @@ def split_post(el: etree._Element, *, dice_test: DiceTest | None = None, stop: D
     """
     w = _Walker(dice_test, stop)
     w.walk(el, w.text, True)
-    marked = clean_lines("".join(w.scan).replace(DICE_MARK, DICE_MARK + " ")) if w.dice else ""
-    scan = clean_lines("".join(w.scan).replace(DICE_MARK, "")) if w.dice else clean_lines("".join(w.scan))
+    raw_scan = "".join(w.scan)
+    raw_text = "".join(w.text)
+    marked = clean_lines(raw_scan.replace(DICE_MARK, DICE_MARK + " ")) if w.dice else ""
+    scan = clean_lines(raw_scan.replace(DICE_MARK, "")) if w.dice else clean_lines(raw_scan)
     return PostText(
-        text=clean_lines("".join(w.text)),
+        # no code and no dice block: the own text is the scan text (the common case), cleaned once
+        text=scan if raw_text == raw_scan else clean_lines(raw_text),
         scan=scan,
         marked=marked or scan,
         quotes=w.quotes,

@@ -46,6 +46,7 @@ class ParseContext:
     url: str
     config: ForumConfig
     now: datetime | None = None  # fetch time: "Oggi"/"Ieri" are relative to it
+    joined: dict[str, str] = field(default_factory=dict)  # href → absolute URL on this page (sheet links repeat)
 
 
 class Platform(Protocol):
@@ -76,7 +77,7 @@ class Css:
     alternatives. Matched by walking `el.iter(tag)` in Python — far cheaper per post than XPath's
     class-token predicate. Config overrides stay XPath."""
 
-    __slots__ = ("text", "alts")
+    __slots__ = ("text", "alts", "flat")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -87,22 +88,45 @@ class Css:
                 tag, *classes = step.split(".")
                 chain.append((tag if tag not in ("", "*") else None, tuple(classes)))
             self.alts.append(chain)
+        # "div.edit, span.edit": alternatives of one tagged single-class step each are matched in one
+        # walk over those tags (a miss, the common case, then costs one traversal instead of one per tag).
+        self.flat: tuple[tuple[str, ...], tuple[tuple[str, str], ...]] | None = None
+        if len(self.alts) > 1 and all(len(c) == 1 and c[0][0] and len(c[0][1]) == 1 for c in self.alts):
+            steps = tuple((c[0][0], c[0][1][0]) for c in self.alts)  # type: ignore[misc]
+            self.flat = (tuple(dict.fromkeys(t for t, _ in steps)), steps)
 
     def first(self, el: etree._Element) -> etree._Element | None:
+        if self.flat is not None:
+            return self._first_flat(el)
         for chain in self.alts:
             found = _first_chain(el, chain, 0)
             if found is not None:
                 return found
         return None
 
+    def _first_flat(self, el: etree._Element) -> etree._Element | None:
+        tags, steps = self.flat  # type: ignore[misc]
+        best: etree._Element | None = None
+        best_i = len(steps)
+        for node in el.iterdescendants(*tags):
+            c = node.get("class")
+            if not c:
+                continue
+            tag = node.tag
+            for i, (t, one) in enumerate(steps[:best_i]):
+                if t == tag and one in c and one in c.split():
+                    if i == 0:
+                        return node
+                    best, best_i = node, i
+                    break
+        return best
+
 
 def _first_chain(el: etree._Element, chain: list[tuple[str | None, tuple[str, ...]]], i: int) -> etree._Element | None:
     tag, classes = chain[i]
     last = i == len(chain) - 1
     one = classes[0] if len(classes) == 1 else None
-    for node in el.iter(tag if tag else etree.Element):
-        if node is el:
-            continue
+    for node in el.iterdescendants(tag if tag else etree.Element):
         if classes:
             c = node.get("class")
             if not c:
@@ -314,9 +338,19 @@ def _damage_fn() -> Callable:
     return _DAMAGE_FN
 
 
-def post_schema(scan: str, links: Sequence[tuple[str, str]], base_url: str) -> PostSchema | None:
-    """The schema of a post's own text (sheet link resolved against the page URL)."""
-    return _schema_fn()(scan, links=tuple((txt, urljoin(base_url, href)) for href, txt in links))
+def post_schema(scan: str, links: Sequence[tuple[str, str]], base_url: str,
+                joined: dict[str, str] | None = None) -> PostSchema | None:
+    """The schema of a post's own text (sheet link resolved against the page URL; `joined` remembers the
+    resolutions of one page: every post of a character links the same sheet)."""
+    if joined is None:
+        joined = {}
+    pairs = []
+    for href, txt in links:
+        url = joined.get(href)
+        if url is None:
+            url = joined[href] = urljoin(base_url, href)
+        pairs.append((txt, url))
+    return _schema_fn()(scan, links=tuple(pairs))
 
 
 def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
@@ -356,7 +390,7 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
                                            label=tr.label.replace(DICE_MARK, "").strip(), source=src)))
     placed.sort(key=lambda pr: pr[0])
     rolls: list[Roll] = list(parts.extra_rolls) + [r for _, r in placed]
-    schema = post_schema(pt.scan, pt.links, ctx.url) if pt.scan else None
+    schema = post_schema(pt.scan, pt.links, ctx.url, ctx.joined) if pt.scan else None
     damage = tuple(_damage_fn()(pt.scan)) if pt.scan else ()
     tz = cfg.tz
     timestamp = parts.timestamp or parse_forum_date(parts.date_text, tz, now=ctx.now)

@@ -86,7 +86,7 @@ class ForumFree:
             skin = "ff-classic"
             for anchor in xp(X_CLASSIC_ANCHORS)(doc):
                 m = _ENTRY.match(anchor.get("name") or "")
-                table = first(anchor, "ancestor::table[1]")
+                table = next(anchor.iterancestors("table"), None)
                 if not m or table is None:
                     continue
                 parts = self._classic_parts(table, m.group(1), tid, st, host, sel)
@@ -132,11 +132,11 @@ class ForumFree:
         body = first(table, sel.get("body", X_CLASSIC_BODY_FAST))
         if body is not None and "body" not in sel:
             # Old IPB quotes close the body div and reopen it after the quote table: read the whole cell.
-            cell = first(body, "ancestor::td[1]")
+            cell = next(body.iterancestors("td"), None)
             body = cell if cell is not None else body
         date_text = None
         group = None
-        for det in xp(f".//span[{has_class('postdetails')}]")(table):
+        for det in (s for s in table.iterdescendants("span") if "postdetails" in (s.get("class") or "").split()):
             t = text_of(det)
             if "Inviato" in t or "Posted" in t:
                 date_text = re.sub(r"^.*?(?:Inviato il|Posted on|Posted)\s*:?", "", t)
