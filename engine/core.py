@@ -140,6 +140,25 @@ class Audit:
         }
 
 
+def _fast(cls: type, names: tuple[str, ...]) -> Any:
+    """Positional constructor of a plain frozen dataclass filling its __dict__ directly (one per post in the fold:
+    the generated __init__ pays an object.__setattr__ per field); the class itself if it is not a plain one."""
+    if tuple(cls.__dataclass_fields__) != names or hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
+        return cls
+    new = object.__new__
+
+    def make(*args: Any) -> Any:
+        obj = new(cls)
+        obj.__dict__.update(zip(names, args))
+        return obj
+
+    return make
+
+
+_post_audit = _fast(PostAudit, ("id", "author", "character", "url", "verdicts", "state"))
+_snapshot = _fast(Snapshot, ("post_id", "key", "state"))
+
+
 def _annotate(pa: PostAudit, ruled: dict[tuple[str, str], str]) -> PostAudit:
     """The post's verdicts with the master's ruling on them (matched by code and post id), if any."""
     if not any((v.code, pa.id) in ruled for v in pa.verdicts):
@@ -188,14 +207,12 @@ def replay(
     if state is None:
         state = rs.initial_state(history.thread, reg, resolved)
 
+    step, characters = rs.step, rs.characters
+    add_audit, add_snapshot = post_audits.append, snapshots.append
     for post in history.posts[start:]:
-        state, verdicts = rs.step(state, post)
-        summary = rs.characters(state)
-        post_audits.append(PostAudit(
-            id=post.id, author=post.author, character=post.character, url=post.url,
-            verdicts=tuple(verdicts), state=summary,
-        ))
-        snapshots.append(Snapshot(post.id, _post_key(post), state))
+        state, verdicts = step(state, post)
+        add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
+        add_snapshot(_snapshot(post.id, getattr(post, "digest", None) or post, state))
 
     rulings_of = getattr(rs, "rulings", None)
     ruled = {(c, p): d for c, p, d in (rulings_of(state) if callable(rulings_of) else ())}

@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from .errors import BadRequest, NotFound, TooLarge
+from .errors import BadRequest, NotFound, TooLarge, Unprocessable
 from .refresh import registry_from_request, run_replay
 from .security import check_forum_url, client_key
 from .storage import ThreadRecord, dumps
@@ -41,12 +41,12 @@ def _body() -> dict[str, Any]:
     return data
 
 
-def _ruleset(value: Any) -> str:
+def _explicit_ruleset(value: Any) -> str | None:
+    """The ruleset a request names (validated), or None when it names none."""
     import engine
 
-    cfg = services().cfg
     if value is None or value == "":
-        return cfg["default_ruleset"]
+        return None
     if not isinstance(value, str):
         raise BadRequest("ruleset deve essere una stringa", code="bad_ruleset", details={"field": "ruleset"})
     known = engine.available_rulesets()
@@ -54,6 +54,15 @@ def _ruleset(value: Any) -> str:
         raise BadRequest(f"ruleset sconosciuto: {value}", code="unknown_ruleset",
                          details={"field": "ruleset", "known": sorted(known)})
     return value
+
+
+def _ruleset_for_thread(url: str | None, host: str | None, section: str | None) -> str:
+    """No ruleset in the request: the forum config's for the thread's host (and section), else the default."""
+    from .config import forum_ruleset, host_of, section_from_url
+
+    forums = services().refresher.forums
+    found = forum_ruleset(forums, host or host_of(url), section or section_from_url(url))
+    return found or services().cfg["default_ruleset"]
 
 
 def _settings(value: Any) -> dict[str, Any]:
@@ -77,25 +86,36 @@ def create_audit() -> Response:
     unknown = sorted(set(body) - {"url", "pages", "history", "ruleset", "registry", "settings", "platform"})
     if unknown:
         raise BadRequest("campi sconosciuti nella richiesta", code="unknown_field", details={"fields": unknown})
-    ruleset = _ruleset(body.get("ruleset"))
+    explicit = _explicit_ruleset(body.get("ruleset"))
     settings = _settings(body.get("settings"))
     registry_raw = body.get("registry")
     registry = registry_from_request(registry_raw)  # validated before spending the client's quota
     svc.limiter.hit(client_key(request, svc.cfg["trust_proxy"]))
 
     if "url" in body:
-        return _audit_url(body["url"], ruleset, settings, registry_raw)
+        url = check_forum_url(body["url"], svc.cfg)
+        ruleset = explicit or svc.refresher.ruleset_for_url(url, probe=True) or svc.cfg["default_ruleset"]
+        return _audit_url(url, ruleset, settings, registry_raw)
     if "history" in body:
         if not isinstance(body["history"], dict):
             raise BadRequest("history deve essere un documento arbitro.history/1", code="bad_history",
                              details={"field": "history"})
-        audit = run_replay(body["history"], ruleset, registry, settings)
+        history: Any = body["history"]
+        thread = history.get("thread") if isinstance(history.get("thread"), dict) else {}
+        url, host = thread.get("url"), thread.get("host")
+        ruleset = explicit or _ruleset_for_thread(url if isinstance(url, str) else None,
+                                                  host if isinstance(host, str) else None, None)
     else:
-        audit = run_replay(_parse_pages(body["pages"], body.get("platform", "auto")), ruleset, registry, settings)
-    return _json(dumps(audit.to_dict()), headers={"X-Arbitro-Source": "request"})
+        history, section = _parse_pages(body["pages"], body.get("platform", "auto"), want_section=explicit is None)
+        ruleset = explicit or _ruleset_for_thread(history.thread.url, history.thread.host, section)
+    audit = run_replay(history, ruleset, registry, settings)
+    return _json(dumps(audit.to_dict()), headers={"X-Arbitro-Source": "request", "X-Arbitro-Ruleset": ruleset})
 
 
-def _parse_pages(pages: Any, platform: Any) -> Any:
+def _parse_pages(pages: Any, platform: Any, *, want_section: bool = False) -> tuple[Any, str | None]:
+    """The pages → a history (read with the forum config), and the section id of page 1 when the forum
+    config maps sections of that forum to rulesets and `want_section`."""
+    from scraper.crawl import saved_page_url
     from scraper.errors import ScrapeError
 
     from .errors import from_scrape_error
@@ -113,7 +133,8 @@ def _parse_pages(pages: Any, platform: Any) -> Any:
     items: list[tuple[bytes, str]] = []
     for i, page in enumerate(pages):
         if isinstance(page, str):
-            html, url = page, f"http://localhost/pagina-{i + 1}"
+            # the page's own URL when it says it (canonical link, og:url): the forum's host picks its config
+            html, url = page, saved_page_url(page[:65536].encode("utf-8")) or f"http://localhost/pagina-{i + 1}"
         elif isinstance(page, dict) and isinstance(page.get("html"), str):
             html, url = page["html"], page.get("url") or f"http://localhost/pagina-{i + 1}"
             if not isinstance(url, str):
@@ -124,16 +145,25 @@ def _parse_pages(pages: Any, platform: Any) -> Any:
                              details={"field": f"pages[{i}]"})
         # a BOM makes the parser read UTF-8 whatever charset the page's own <meta> declares
         items.append((b"\xef\xbb\xbf" + html.encode("utf-8"), url))
+    forums = services().refresher.forums
     try:
         from scraper import parse_pages
-        return parse_pages(items, platform=platform)
+        history = parse_pages(items, platform=platform, config=forums)
+        section = None
+        if want_section:
+            from scraper.parse import parse_page
+
+            from .config import forum_has_sections
+
+            if forum_has_sections(forums, history.thread.host):
+                section = parse_page(items[0][0], items[0][1], platform=platform, config=forums).section
+        return history, section
     except ScrapeError as exc:
         raise from_scrape_error(exc) from None
 
 
-def _audit_url(url: Any, ruleset: str, settings: dict[str, Any], registry: Any) -> Response:
+def _audit_url(url: str, ruleset: str, settings: dict[str, Any], registry: Any) -> Response:
     svc = services()
-    url = check_forum_url(url, svc.cfg)
     rec = svc.storage.find_thread(url, ruleset)
     if rec is None:
         rec = svc.storage.get_or_create_thread(url, ruleset, settings=settings, registry=registry)
@@ -159,7 +189,7 @@ def _audit_url(url: Any, ruleset: str, settings: dict[str, Any], registry: Any) 
     stored = svc.storage.audit(rec.id)
     if stored is None:  # pragma: no cover - a successful refresh always stores an audit
         raise NotFound("audit non disponibile", code="audit_missing")
-    headers.update({"X-Arbitro-Source": source, "X-Arbitro-Thread-Id": str(rec.id),
+    headers.update({"X-Arbitro-Source": source, "X-Arbitro-Thread-Id": str(rec.id), "X-Arbitro-Ruleset": rec.ruleset,
                     "Location": f"/api/v1/threads/{rec.id}"})
     return _json(stored.raw, headers=headers)
 
@@ -245,14 +275,55 @@ def thread_by_url() -> Response:
     if not url:
         raise BadRequest("manca il parametro url", code="bad_url", details={"field": "url"})
     url = check_forum_url(url, svc.cfg)
-    ruleset = request.args.get("ruleset") or None
-    if ruleset is not None:
-        ruleset = _ruleset(ruleset)
+    create = _flag(request.args.get("create"), "create")
+    explicit = _explicit_ruleset(request.args.get("ruleset"))
+    # the forum config's ruleset, when it is known without reading the forum; else any stored audit of the URL
+    ruleset = explicit or svc.refresher.ruleset_for_url(url, probe=False)
     rec = svc.storage.find_thread(url, ruleset)
-    if rec is None:
+    if rec is not None and rec.audit_id is not None:
+        return _thread_response(rec)
+    if rec is not None:
+        negative = svc.refresher.negative(rec)
+        if negative is not None:
+            # not a fight / not a thread, a moment ago: answered from the store, the forum is not asked again
+            raise Unprocessable(negative.get("message") or "non è una discussione analizzabile",
+                                code=negative.get("code") or "unprocessable",
+                                details={**(negative.get("details") or {}), "thread_id": rec.id, "cached": True,
+                                         "checked_at": negative.get("at")})
+        if svc.refresher.is_refreshing(rec.id):
+            return _pending(rec)
+    if not create:
+        if rec is not None:
+            raise NotFound("discussione registrata ma ancora senza audit", code="thread_not_ready",
+                           details={"thread_id": rec.id, "refreshing": False, "last_error": rec.last_error})
         raise NotFound("discussione non ancora analizzata", code="thread_not_stored",
-                       details={"url": url, "create": "POST /api/v1/audits"})
-    return _thread_response(rec)
+                       details={"url": url, "create": "GET /api/v1/threads?url=…&create=1 o POST /api/v1/audits"})
+    # first view of this thread: its first audit, counted like any audit creation
+    svc.limiter.hit(client_key(request, svc.cfg["trust_proxy"]))
+    if rec is None:
+        ruleset = ruleset or svc.refresher.ruleset_for_url(url, probe=True) or svc.cfg["default_ruleset"]
+        rec = svc.storage.get_or_create_thread(url, ruleset)
+    outcome = svc.refresher.refresh_and_wait(rec.id, float(svc.cfg["create_wait"]))
+    if outcome is None:
+        return _pending(rec)
+    return _thread_response(outcome.thread)
+
+
+def _flag(value: str | None, field: str) -> bool:
+    if value is None or value.lower() in ("", "0", "false", "no"):
+        return False
+    if value.lower() in ("1", "true", "yes"):
+        return True
+    raise BadRequest(f"{field} deve essere 1 o 0", code="bad_flag", details={"field": field, "found": value})
+
+
+def _pending(rec: ThreadRecord) -> Response:
+    """202: the first audit of this thread is being made; ask again after Retry-After seconds."""
+    retry = max(1, int(round(float(services().cfg["create_wait"]) / 2)) or 1)
+    body = dumps({"thread_id": rec.id, "url": rec.url, "ruleset": rec.ruleset, "refreshing": True,
+                  "retry_after": retry, "audit": None})
+    return _json(body, status=202, headers={"Retry-After": str(retry), "Location": f"/api/v1/threads/{rec.id}",
+                                            "X-Arbitro-Thread-Id": str(rec.id), "Cache-Control": "no-store"})
 
 
 def _get_thread(thread_id: int) -> ThreadRecord:

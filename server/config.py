@@ -24,6 +24,9 @@ DEFAULTS: dict[str, Any] = {
     # public URL of this service (userscript @connect/@updateURL, links); empty = taken from the request
     "service_url": "",
     "default_ruleset": "guida",
+    # forum config file (TOML, docs/forum-config.md): per forum host its ruleset, per section id another one,
+    # selectors, masters... Empty = none; the ruleset then comes from the request or `default_ruleset`.
+    "forum_config": "",
     # fetching
     "allowed_hosts": list(DEFAULT_FORUM_HOSTS),
     "allow_private": False,  # True only for tests and the demo (loopback forum server)
@@ -38,6 +41,11 @@ DEFAULTS: dict[str, Any] = {
     # freshness: a stored thread older than this is refreshed in the background when read
     "refresh_after": 300.0,
     "refresh_workers": 2,
+    # `GET /threads?url=…&create=1` on an unknown thread: wait this long for its first audit, then answer 202
+    "create_wait": 5.0,
+    # a thread that is not a fight (422 from the forum's page, or an audit with no fight in it) is not read
+    # again for this long, however many readers open it
+    "negative_ttl": 3600.0,
     "failure_backoff": 30.0,  # after a failed refresh, the forum is not asked again for this long
     "replay_cache": 32,  # engine audits kept in memory for incremental replays
     "response_cache": 64,  # encoded `/threads` answers kept in memory (one per thread)
@@ -109,8 +117,8 @@ def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[
                 raise ConfigError(f"config file {path}: unknown key {key!r}")
             cfg[key] = _coerce(key, value, DEFAULTS[key], str(path))
         base = Path(path).resolve().parent
-        for key in ("database", "cache_dir"):  # relative paths in a file are relative to the file
-            if key in data and not Path(cfg[key]).is_absolute():
+        for key in ("database", "cache_dir", "forum_config"):  # relative paths in a file are relative to the file
+            if key in data and cfg[key] and not Path(cfg[key]).is_absolute():
                 cfg[key] = str(base / cfg[key])
     for name, value in env.items():
         if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX + "CONFIG" or name == ENV_PREFIX + "CHROMIUM":
@@ -130,3 +138,64 @@ def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[
 def public_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The configuration without secrets, for logs and diagnostics."""
     return {k: ("***" if k == "secret_key" and v else v) for k, v in cfg.items()}
+
+
+# --- forum configs: which ruleset a forum (or one of its sections) plays ----------------------------------
+
+def load_forum_configs(path: str | os.PathLike[str] | None) -> Any:
+    """The forum config file named by the service config (`forum_config`), or None when none is set.
+
+    Unknown keys and rulesets are a ConfigError at start-up, not a surprise on the first audit."""
+    if not path:
+        return None
+    from scraper.platforms.config import ForumConfigError, load_config as load_forums
+
+    try:
+        forums = load_forums(Path(path))
+    except ForumConfigError as exc:
+        raise ConfigError(f"forum_config {path}: {exc}") from None
+    import engine
+
+    known = set(engine.available_rulesets())
+    for fc in [forums.default, *forums.forums.values()]:
+        for rid in [fc.ruleset, *fc.sections.values()]:
+            if rid is not None and rid not in known:
+                where = fc.host or "[default]"
+                raise ConfigError(f"forum_config {path}: {where}: unknown ruleset {rid!r} (known: {sorted(known)})")
+    return forums
+
+
+def section_from_url(url: str | None) -> str | None:
+    """The section (forum) id a thread URL carries itself: phpBB's and ForumFree's `f=` parameter."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    if not url:
+        return None
+    try:
+        query = urlsplit(url).query
+    except ValueError:
+        return None
+    for key, value in parse_qsl(query):
+        if key == "f" and value.strip().isdigit():
+            return value.strip()
+    return None
+
+
+def host_of(url: str | None) -> str | None:
+    from urllib.parse import urlsplit
+
+    try:
+        return (urlsplit(url or "").hostname or None) if url else None
+    except ValueError:
+        return None
+
+
+def forum_has_sections(forums: Any, host: str | None) -> bool:
+    return forums is not None and bool(forums.for_host(host).sections)
+
+
+def forum_ruleset(forums: Any, host: str | None, section: str | None = None) -> str | None:
+    """The ruleset the forum config gives a host (and section), or None when it says nothing."""
+    if forums is None:
+        return None
+    return forums.for_host(host).ruleset_for(section)

@@ -136,6 +136,19 @@ def run_replay(history: Any, ruleset: str, registry: Any, settings: dict[str, An
         raise Unprocessable(f"il motore non ha potuto rigiocare il combattimento: {exc}", code="engine_error") from None
 
 
+def _stored_error(err: ServiceError) -> dict[str, Any]:
+    # the status goes with the stored error: a 422 is a negative result readers are answered from the store
+    return dict(err.to_dict()["error"], status=err.status)
+
+
+def is_fight(audit: dict[str, Any]) -> bool:
+    """Whether an audit document has a fight in it: characters, or a post with verdicts or state (the same test
+    the userscript makes before drawing anything)."""
+    if audit.get("characters"):
+        return True
+    return any(isinstance(p, dict) and (p.get("verdicts") or p.get("state")) for p in audit.get("posts") or ())
+
+
 class Refresher:
     """Refreshes stored threads. At most one refresh per thread runs at a time; concurrent callers share it."""
 
@@ -156,6 +169,57 @@ class Refresher:
         self._failures: dict[int, tuple[float, ServiceError]] = {}
         self._audits: OrderedDict[int, Any] = OrderedDict()  # engine Audits with snapshots, for incremental replay
         self._pool = ThreadPoolExecutor(max_workers=max(1, int(cfg["refresh_workers"])), thread_name_prefix="refresh")
+        from .config import load_forum_configs
+
+        self.forums = load_forum_configs(cfg.get("forum_config"))  # None: no forum config
+        self._sections: OrderedDict[str, str | None] = OrderedDict()  # thread URL → section id seen on its page 1
+        self._not_fight: dict[int, int] = {}  # thread id → id of its stored audit that has no fight in it
+
+    # --- which ruleset a thread is audited with, when the client does not say -------------------
+
+    def section_of(self, url: str, *, probe: bool) -> str | None:
+        """The section id of a thread: from its URL (`f=`), else from its first page (fetched once when
+        `probe`, through the shared polite fetcher, then remembered)."""
+        from .config import section_from_url
+
+        section = section_from_url(url)
+        if section is not None:
+            return section
+        with self._guard:
+            if url in self._sections:
+                return self._sections[url]
+        if not probe:
+            return None
+        from scraper.errors import ScrapeError
+        from scraper.parse import parse_page
+
+        try:
+            res = self.fetcher().get(url)
+            section = parse_page(res.content, res.final_url, config=self.forums).section
+        except ScrapeError as exc:
+            raise from_scrape_error(exc) from None
+        with self._guard:
+            self._sections[url] = section
+            while len(self._sections) > 4096:
+                self._sections.popitem(last=False)
+        return section
+
+    def ruleset_for_url(self, url: str, *, probe: bool) -> str | None:
+        """The forum config's ruleset for a thread URL (its host, and its section when the forum config maps
+        sections and the section is known), or None when the forum config says nothing about it."""
+        from .config import forum_has_sections, forum_ruleset, host_of, section_from_url
+
+        if self.forums is None:
+            return None
+        host = host_of(url)
+        section = None
+        if forum_has_sections(self.forums, host):
+            with self._guard:
+                unknown = section_from_url(url) is None and url not in self._sections
+            if unknown and not probe:
+                return None  # the section decides, and nobody has looked at the page yet
+            section = self.section_of(url, probe=probe)
+        return forum_ruleset(self.forums, host, section)
 
     # --- the fetcher (one, shared: it holds the per-host politeness state and the cache) --
 
@@ -172,7 +236,38 @@ class Refresher:
     # --- state -----------------------------------------------------------------------------
 
     def is_stale(self, rec: ThreadRecord) -> bool:
-        return rec.checked_ts is None or self.clock() - rec.checked_ts >= float(self.cfg["refresh_after"])
+        # a stored audit with no fight in it is asked again only after `negative_ttl`
+        after = float(self.cfg["negative_ttl"] if self._not_fight.get(rec.id) == rec.audit_id else self.cfg["refresh_after"])
+        return rec.checked_ts is None or self.clock() - rec.checked_ts >= after
+
+    def negative(self, rec: ThreadRecord) -> dict[str, Any] | None:
+        """The stored "not a thread / not readable" error (422) of a thread that has no audit, while it is younger
+        than `negative_ttl`: such a URL is answered from the store, not crawled again."""
+        err = rec.last_error
+        if rec.audit_id is not None or not err or err.get("status") != 422:
+            return None
+        at = err.get("at")
+        try:
+            from datetime import datetime
+
+            age = self.clock() - datetime.fromisoformat(str(at).replace("Z", "+00:00")).timestamp()
+        except (TypeError, ValueError):
+            return None
+        return err if age < float(self.cfg["negative_ttl"]) else None
+
+    def refresh_and_wait(self, thread_id: int, timeout: float) -> RefreshOutcome | None:
+        """Start a refresh and wait for it at most `timeout` seconds: its outcome, or None when it is still running
+        (it goes on in the background; `is_refreshing` says so). A failure raises its ServiceError."""
+        from concurrent.futures import TimeoutError as FutureTimeout
+
+        with self._guard:
+            self._pending.add(thread_id)
+        future = self._pool.submit(self.refresh, thread_id, _from_queue=True)
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())  # a late failure is stored, not raised
+        try:
+            return future.result(timeout=max(0.0, timeout))
+        except FutureTimeout:
+            return None
 
     def _backing_off(self, thread_id: int) -> bool:
         failure = self._failures.get(thread_id)
@@ -262,16 +357,16 @@ class Refresher:
         previous_hashes = {p.url: p.content_hash for p in self.storage.pages(thread_id) if p.content_hash}
         try:
             result = crawl_thread(rec.url, fetcher=rec_fetcher, follow_sheets=bool(self.cfg["follow_sheets"]),
-                                   previous=previous_hashes or None)
+                                   previous=previous_hashes or None, config=self.forums)
         except ScrapeError as exc:
             err = from_scrape_error(exc)
-            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
             raise err from None
         except Exception:
             # a scraper bug on some page: recorded like any failure, the previous audit stays
             log.exception("crawl of thread %s crashed", thread_id)
             err = ServiceError("lettura del forum non riuscita per un errore interno", code="scrape_crashed")
-            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
             raise err from None
         history_obj = result.history
         validators = {p.url: p for p in rec_fetcher.pages}
@@ -295,16 +390,21 @@ class Refresher:
             registry = registry_from_request(rec.registry)
             audit = run_replay(history_obj, rec.ruleset, registry, rec.settings, previous=self.cached_audit(thread_id))
         except ServiceError as err:
-            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
             raise
         except Exception:
             log.exception("replay of thread %s crashed", thread_id)
             err = ServiceError("il motore non ha potuto rigiocare il combattimento", code="engine_crashed")
-            self.storage.save_failure(thread_id, error=err.to_dict()["error"], log=rec_fetcher.log)
+            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
             raise err from None
-        new = self.storage.save_refresh(thread_id, history=history, content_hash=digest, audit=audit.to_dict(),
+        audit_doc = audit.to_dict()
+        new = self.storage.save_refresh(thread_id, history=history, content_hash=digest, audit=audit_doc,
                                         replayed=audit.replayed, pages=pages, log=rec_fetcher.log)
         self.remember(thread_id, audit)
+        if is_fight(audit_doc):
+            self._not_fight.pop(thread_id, None)
+        else:
+            self._not_fight[thread_id] = new.audit_id
         return RefreshOutcome(new, True, audit.replayed, fetched, not_modified)
 
     def engine_audit(self, thread_id: int) -> Any:

@@ -5,7 +5,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from lxml import etree
@@ -160,6 +160,22 @@ def doc_xpath(doc: etree._Element, expr: str) -> list:
     return found
 
 
+def in_containers(doc: etree._Element, container: str, inner: str) -> Iterator[etree._Element]:
+    """Elements matching `inner` (a relative `descendant::…` path) inside elements matching the
+    `container` predicate, in document order, as `//*[container]//inner` gives them.
+
+    Walks container by container (the next one is `following::`, outside the previous one, whose nested
+    containers its own descendants already covered), so finding the first costs a scan up to the first
+    container instead of an ancestor test on every candidate of the page.
+    """
+    nxt = xp(f"following::*[{container}][1]")
+    inside = xp(inner)
+    found = xp(f"descendant::*[{container}][1]")(doc)
+    while found:
+        yield from inside(found[0])
+        found = nxt(found[0])
+
+
 def first(el: etree._Element, expr: str | Css) -> etree._Element | None:
     """First match of a Css (fast path for the built-in selectors) or an XPath (config overrides)."""
     if isinstance(expr, Css):
@@ -217,23 +233,27 @@ def text_of(el: etree._Element | None) -> str:
 
 _DICE_WORDS = ("dice", "dado", "dadi", "roll")
 _LABEL_WORDS = ("label", "desc", "motivo", "reason", "comment")
+_LABEL_RX = re.compile("|".join(_LABEL_WORDS))
 
 
 def dice_class_test(extra: Sequence[str] = ()) -> DiceTest:
     """An element is a dice block when its class or id names dice (tolerant: the markup is not confirmed)."""
     words = tuple(w.lower() for w in (*_DICE_WORDS, *extra))
+    # One substring search for all the words (called on every classed element of every post body).
+    rx = re.compile("|".join(re.escape(w) for w in words if w)) if any(words) else None
 
     def test(el: etree._Element) -> bool:
         attr = el.get("class") or el.get("id")
         if not attr:
             return False
-        a = attr.lower()
-        if not any(w in a for w in words):
+        if "" in words:  # an empty configured word is in every name, the parent's too: never a block
+            return False
+        if rx is None or rx.search(attr.lower()) is None:
             return False
         # The block, not a piece inside one (dice_label, dice_total …): its parent is no dice block.
         parent = el.getparent()
         pa = ((parent.get("class") or parent.get("id") or "").lower()) if parent is not None else ""
-        return not any(w in pa for w in words)
+        return rx.search(pa) is None
 
     return test
 
@@ -252,11 +272,9 @@ _NUMS = re.compile(r"-?\d+")
 def read_dice_block(el: etree._Element, patterns: Sequence[re.Pattern[str]] = ()) -> list[DiceRead]:
     """The roll(s) shown in one dice block: configured patterns first, then text recognition."""
     label_el = None
-    for node in el.iter():
-        if node is el or not isinstance(node.tag, str):
-            continue
-        cls = (node.get("class") or "").lower()
-        if any(w in cls for w in _LABEL_WORDS):
+    for node in el.iterdescendants(etree.Element):
+        cls = node.get("class")
+        if cls and _LABEL_RX.search(cls.lower()):
             label_el = node
             break
     label = text_of(label_el) if label_el is not None else ""
@@ -460,11 +478,21 @@ def detect_platform(doc: etree._Element, url: str, forced: str | None = None) ->
     """
     if forced and forced != "auto":
         return get_platform(forced)
+    adapters = _ADAPTERS or _load_adapters()
+    # The platform the URL names (its host, or phpBB's viewtopic.php) is asked first: when it is sure,
+    # the others need not scan the page (each detection walks the whole document).
+    hinted = _url_hint(url)
+    known: dict[str, float] = {}
+    if hinted is not None:
+        adapter = get_platform(hinted)
+        score = known[hinted] = adapter.detect(doc, url)
+        if score >= 0.9:
+            return adapter
     best: tuple[float, Platform] | None = None
-    for adapter in _ADAPTERS or _load_adapters():
+    for adapter in adapters:
         if adapter.name == "generic" and best is not None and best[0] >= 0.5:
             break  # a known platform is sure enough: skip the costly generic scan
-        score = adapter.detect(doc, url)
+        score = known[adapter.name] if adapter.name in known else adapter.detect(doc, url)
         if score > 0 and (best is None or score > best[0]):
             best = (score, adapter)
         if score >= 0.9:
@@ -474,8 +502,23 @@ def detect_platform(doc: etree._Element, url: str, forced: str | None = None) ->
     return best[1]
 
 
+def _url_hint(url: str) -> str | None:
+    from scraper.platforms.forumfree import _is_ff_host
+    from scraper.platforms.forumotion import _is_fm_host
+
+    host = host_of(url)
+    if _is_ff_host(host):
+        return "forumfree"
+    if _is_fm_host(host):
+        return "forumotion"
+    if "viewtopic.php" in url:
+        return "phpbb"
+    return None
+
+
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
     "offset_step", "query_param", "host_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "in_containers",
 ]

@@ -12,6 +12,7 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
+    in_containers,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -38,8 +39,13 @@ X_ANY_COLOR = f".//table[{has_class('color')}][not(.//td[{has_class('left')}])]"
 X_CLASSIC_BODY = f"descendant::div[{has_class('postcolor')} or {has_class('color')}][1]"
 X_CLASSIC_BODY_FAST = Css("div.postcolor, div.color")
 X_EDIT = Css("div.edit, span.edit")
-X_TITLE = (f"descendant::h1[ancestor::div[{has_class('title')}]][1] | descendant::div[{has_class('maintitle')}][1]")
-X_SECTION = ("descendant::a[contains(@href, 'f=')][ancestor::*[contains(@class, 'navigation') or @id='navstrip']][1]")
+# The title: the first of `//div[.title]//h1 | //div[.maintitle]` in document order.
+X_TITLE_H1 = f"descendant::h1[ancestor::div[{has_class('title')}]][1]"
+X_TITLE_BEFORE = f"ancestor::div[{has_class('maintitle')}] | preceding::div[{has_class('maintitle')}]"
+X_TITLE_MAIN = f"descendant::div[{has_class('maintitle')}][1]"
+# The section: the first `a[href*="f="]` inside the navigation strip.
+X_NAV = "@id='navstrip' or contains(@class, 'navigation')"
+X_NAV_LINK = "descendant::a[contains(@href, 'f=')]"
 X_PAGE_LINKS = "descendant::a[contains(@href, 'st=')]/@href"
 
 
@@ -97,9 +103,9 @@ class ForumFree:
         page_count = last_offset // step + 1
         urls = tuple(_page_url(host, tid, o) for o in range(0, last_offset + 1, step)) if tid else (url,)
         nxt = _page_url(host, tid, st + step) if tid and st + step <= last_offset else None
-        title_el = first(doc, X_TITLE)
+        title_el = _title_el(doc)
         title = text_of(title_el) if title_el is not None else _title_from_head(doc)
-        section_el = first(doc, X_SECTION)
+        section_el = next(in_containers(doc, X_NAV, X_NAV_LINK), None)
         section = query_param(section_el.get("href") or "", "f") if section_el is not None else None
         return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
                     page=page_no, page_count=page_count, page_size=step, last_offset=last_offset,
@@ -210,6 +216,14 @@ def _fragment(content: str) -> etree._Element:
     root = etree.fromstring(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
     body = root.find("body") if root is not None else None
     return body if body is not None else etree.Element("body")
+
+
+def _title_el(doc: etree._Element) -> etree._Element | None:
+    h1 = first(doc, X_TITLE_H1)
+    if h1 is None:
+        return first(doc, X_TITLE_MAIN)
+    before = xp(X_TITLE_BEFORE)(h1)  # a maintitle ahead of the h1 comes first in document order
+    return before[0] if before else h1
 
 
 def _nested_post(el: etree._Element) -> bool:

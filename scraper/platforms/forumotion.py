@@ -14,6 +14,7 @@ from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
+    in_containers,
     offset_step, parse_edit_note, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -39,7 +40,8 @@ X_ILLIWEB = "descendant::script[contains(@src, 'illiweb.com')][1] | descendant::
 X_PAGE_LINKS = "descendant::a[contains(@href, '/t')]/@href"
 X_TITLE = (f"descendant::h1[{has_class('page-title')}][1] | "
            f"descendant::h1[ancestor::*[{has_class('maintitle')}]][1]")
-X_SECTION = (f"descendant::a[contains(@href, '/f')][ancestor::*[{has_class('navbar')} or {has_class('nav')}]]/@href")
+X_NAV = f"{has_class('navbar')} or {has_class('nav')}"
+X_NAV_LINKS = "descendant::a[contains(@href, '/f')]/@href"
 X_POST_ENTRY = Css(".post-entry")
 
 TEMPLATES: dict[str, dict[str, Css]] = {
@@ -162,7 +164,8 @@ class Forumotion:
         nxt = next((u for u in urls[page_no:page_no + 1]), None) if step else None
         title_el = first(doc, X_TITLE)
         title = text_of(title_el) if title_el is not None else text_of(first(doc, "descendant::title[1]"))
-        sm = next((m for m in (re.search(r"/f(\d+)", href) for href in xp(X_SECTION)(doc)) if m), None)
+        sm = next((m for m in (re.search(r"/f(\d+)", href) for href in in_containers(doc, X_NAV, X_NAV_LINKS))
+                   if m), None)
         return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
                     page=page_no, page_count=(last // step + 1) if step else 1, page_size=step,
                     last_offset=last, page_urls=urls, next_url=nxt, posts=tuple(posts),

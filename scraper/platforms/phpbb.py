@@ -12,6 +12,7 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
+    in_containers,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -36,7 +37,8 @@ X_BODY = Css("div.content")
 X_NOTICE = Css("div.notice")
 X_TITLE = f"descendant::h2[{has_class('topic-title')}][1]"
 X_PAGE_LINKS = "descendant::a[contains(@href, 'start=')][contains(@href, 'viewtopic.php')]/@href"
-X_SECTION = "descendant::a[contains(@href, 'viewforum.php')][ancestor::*[contains(@class, 'breadcrumbs')]][1]"
+X_CRUMBS = "contains(@class, 'breadcrumbs')"
+X_CRUMB_LINK = "descendant::a[contains(@href, 'viewforum.php')]"
 
 
 class PhpBB:
@@ -114,7 +116,7 @@ class PhpBB:
 
         urls = tuple(page_url(s) for s in range(0, last + 1, step)) if (tid and step) else (url,)
         nxt = page_url(start + step) if (tid and step and start + step <= last) else None
-        sec = first(doc, X_SECTION)
+        sec = next(in_containers(doc, X_CRUMBS, X_CRUMB_LINK), None)
         section = query_param(urljoin(url, sec.get("href") or ""), "f") if sec is not None else None
         return Page(url=url, platform=self.name, skin="prosilver", host=host, thread_id=tid,
                     title=(text_of(title_el) if title_el is not None else None) or None, page=page_no,

@@ -11,6 +11,7 @@ from typing import Any
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_FETCH = 3
+DEFAULT_RULESET = "guida"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -21,7 +22,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "discussione, pagine salvate (HTML o JSON di api.php), oppure una cronologia JSON "
                     "(arbitro.history/1, come prodotta da `arbitro scrape`).")
     p.add_argument("sources", nargs="+", metavar="SOURCE", help="URL, pagine salvate o cronologia JSON")
-    p.add_argument("--ruleset", default="guida", help="regolamento (default: guida)")
+    p.add_argument("--ruleset", default=None,
+                   help="regolamento (default: quello della configurazione del forum per l'host e la sezione "
+                        "della discussione, altrimenti guida)")
+    p.add_argument("--forum-config", metavar="FILE",
+                   help="configurazione dei forum (TOML, docs/forum-config.md): regolamento per forum o sezione, "
+                        "selettori, master")
     p.add_argument("--registry", metavar="FILE", help="registro TOML scritto dal master (vince sulle schede)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="formato dell'uscita")
     p.add_argument("--character", metavar="NAME", help="solo i turni di questo personaggio e il suo suggerimento")
@@ -60,8 +66,56 @@ def _settings(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def load_history(args: argparse.Namespace) -> Any:
-    """A history JSON file, or the pages / URL through the scraper."""
+class _FirstPage:
+    """Wraps the scraper's Fetcher to keep the first page fetched (its section id can pick the ruleset)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.first: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def get(self, url: str, *args: Any, **kwargs: Any) -> Any:
+        res = self._inner.get(url, *args, **kwargs)
+        if self.first is None:
+            self.first = res
+        return res
+
+
+def _forum_configs(args: argparse.Namespace) -> Any:
+    if not getattr(args, "forum_config", None):
+        return None
+    from scraper.platforms.config import load_config
+
+    path = pathlib.Path(args.forum_config)
+    if not path.exists():
+        raise _BadInput("not_found", f"file non trovato: {path}")
+    return load_config(path)
+
+
+def pick_ruleset(args: argparse.Namespace, history: Any, forums: Any, first_page: tuple[bytes, str] | None) -> str:
+    """--ruleset, else the forum config's ruleset for the thread's host and section, else guida."""
+    if args.ruleset:
+        return args.ruleset
+    if forums is None:
+        return DEFAULT_RULESET
+    from server.config import forum_has_sections, forum_ruleset, section_from_url
+
+    host = history.thread.host
+    section = None
+    if forum_has_sections(forums, host):
+        section = section_from_url(history.thread.url) or next(
+            (section_from_url(s) for s in args.sources if section_from_url(s)), None)
+        if section is None and first_page is not None:
+            from scraper.parse import parse_page
+
+            section = parse_page(first_page[0], first_page[1], platform=args.platform, config=forums).section
+    return forum_ruleset(forums, host, section) or DEFAULT_RULESET
+
+
+def load_history(args: argparse.Namespace, forums: Any = None) -> tuple[Any, tuple[bytes, str] | None]:
+    """A history JSON file, or the pages / URL through the scraper; with the first page read (bytes, URL)."""
     from engine.history import CombatHistory, HistoryFormatError
 
     if len(args.sources) == 1 and "://" not in args.sources[0]:
@@ -75,7 +129,7 @@ def load_history(args: argparse.Namespace) -> Any:
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise _BadInput("bad_json", f"{path}: JSON non valido ({exc})") from None
             try:
-                return CombatHistory.from_dict(data)
+                return CombatHistory.from_dict(data), None
             except HistoryFormatError as exc:
                 raise _BadInput("bad_history", f"{path}: {exc}") from None
     from scraper.crawl import scrape
@@ -88,8 +142,14 @@ def load_history(args: argparse.Namespace) -> Any:
             raise _BadInput("not_found", "file non trovato: " + ", ".join(missing))
     policy = FetchPolicy(allow_private=args.allow_private, cache_dir=args.cache_dir).with_hosts(*args.allow_host)
     with Fetcher(policy) as fetcher:
-        return scrape(args.sources, platform=args.platform, fetcher=fetcher if is_url else None,
-                      registry_file=None, follow_sheets=is_url and not args.no_sheets)
+        keep = _FirstPage(fetcher)
+        history = scrape(args.sources, platform=args.platform, fetcher=keep if is_url else None, config=forums,
+                         registry_file=None, follow_sheets=is_url and not args.no_sheets)
+    if is_url:
+        first = (keep.first.content, keep.first.final_url) if keep.first is not None else None
+    else:
+        first = (pathlib.Path(args.sources[0]).read_bytes(), history.thread.url)
+    return history, first
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,7 +162,9 @@ def run(args: argparse.Namespace) -> int:
         ScrapeError = FetchFailed = PageTooLarge = BlockedByRobots = ()  # type: ignore[assignment,misc]
     try:
         settings = _settings(args.setting)
-        history = load_history(args)
+        forums = _forum_configs(args)
+        history, first_page = load_history(args, forums)
+        args.ruleset = pick_ruleset(args, history, forums, first_page)
         registry = None
         if args.registry:
             from scraper.registry_file import load_registry

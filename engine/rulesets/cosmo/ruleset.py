@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...history import Character, Post, Registry, Roll, Technique, Thread
-from ...verdicts import Verdict
+from ...verdicts import Verdict, make_verdict
 from . import tables as T
 from .lines import Action, master_lines, master_round, master_turns, post_actions
 from .tables import Band, fold
@@ -118,11 +118,11 @@ class _Ctx:
     freed: set[str] = field(default_factory=set)  # freed from a block in this post: full defence, no level malus
     lowered: dict[str, int] = field(default_factory=dict)  # malus categories lowered in this post
 
-    def add(self, code: str, severity: str, message: str, rule: str, roll: int | None = None,
+    def add(self, code: str, message: str, rule: str, roll: int | None = None,
             expected: Any = None, found: Any = None, assumption: str | None = None, **details: Any) -> None:
-        self.verdicts.append(Verdict(code=code, severity=severity, message=message, rule=rule,
-                                     post=self.post.id, roll=roll, expected=expected, found=found,
-                                     details=details, assumption=assumption))
+        # the severity is the code's, from the one table (engine.verdicts.CODE_SEVERITY)
+        self.verdicts.append(make_verdict(code, message, rule, self.post.id, roll=roll, expected=expected,
+                                          found=found, details=details, assumption=assumption))
 
 
 def _find(mapping: dict[str, Any], name: str | None) -> Any:
@@ -332,7 +332,7 @@ class Cosmo:
         """The stat value to use: registry (or the fighter's schema) first; a different written value is an error."""
         known = self._stat(state, who, stat)
         if known is not None and stated is not None and stated != known:
-            ctx.add("dice.stat_mismatch", "error", f"{stat} di {who} è {known}, non {stated}.", rule, roll=roll,
+            ctx.add("dice.stat_mismatch", f"{stat} di {who} è {known}, non {stated}.", rule, roll=roll,
                     expected=known, found=stated, stat=stat, fighter=who)
         return known if known is not None else stated
 
@@ -365,7 +365,7 @@ class Cosmo:
         acting = [a for a in actions if a.kind in ("attacco", "difesa", "contrattacco", "incasso")]
         if state.fighters[actor].out and acting:
             f = state.fighters[actor]
-            ctx.add("cosmo.out_of_fight", "error",
+            ctx.add("cosmo.out_of_fight",
                     f"{actor} è {'Sconfitto' if f.has('Sconfitto') else 'Svenuto'}: non può più agire fino alla "
                     "fine della giocata.", T.R_SCONFITTO if f.has("Sconfitto") else T.R_SVENUTO,
                     roll=acting[0].roll, expected="nessuna azione", found=acting[0].raw)
@@ -380,7 +380,7 @@ class Cosmo:
             f = state.fighters[name]
             if not f.has("Svenuto"):
                 state = self._set(state, f.with_cond("Svenuto"))
-                ctx.add("cosmo.fainted", "warning",
+                ctx.add("cosmo.fainted",
                         f"{name} ha usato tutto il suo massimale di cosmo ({f.cosmo_max}) in una sola azione: sviene.",
                         T.R_SVENUTO, expected=f.cosmo_max, found=amount, fighter=name)
         state = self._missing_rolls(state, actor, ctx)
@@ -422,21 +422,21 @@ class Cosmo:
                 f, what = replace(f, block=None), "liberato dal blocco"
             else:
                 state = replace(state, permits=state.permits + (who,))
-                ctx.add("cosmo.entrance_allowed", "info",
+                ctx.add("cosmo.entrance_allowed",
                         f"Il master permette a {who} un'azione di ingresso legata ad un attacco.", T.R_ENTRANCE,
                         fighter=who)
                 continue
             state = self._set(state, f)
             rule = {"Sconfitto": T.R_SCONFITTO, "Svenuto": T.R_SVENUTO}.get(what, T.R_AFFATICATO
                                                                              if "ffaticat" in what else T.R_BLOCCATO)
-            ctx.add("cosmo.master_status", "info", f"Il master dichiara {who}: {what}.", rule, fighter=who,
+            ctx.add("cosmo.master_status", f"Il master dichiara {who}: {what}.", rule, fighter=who,
                     status=what)
         for name, turns in master_turns(body):
             who = _canon(state, name)
             f = state.fighters.get(who or "")
             if f is not None and f.block is not None:
                 state = self._set(state, replace(f, block=replace(f.block, turns=turns)))
-                ctx.add("cosmo.master_status", "info", f"Il master fissa i turni di blocco di {who}: {turns}.",
+                ctx.add("cosmo.master_status", f"Il master fissa i turni di blocco di {who}: {turns}.",
                         T.R_TAB5, fighter=who, turns=turns)
         n = master_round(body)
         if state.settings["round_rule"] == "master" and n is not None and n > state.round:
@@ -459,7 +459,7 @@ class Cosmo:
             elif turns and f.block is not None and f.block.post == target_post and f.block.turns is None:
                 state = self._set(state, replace(f, block=replace(f.block, turns=int(turns.group(1)))))
                 applied = f"{who} resta bloccato {turns.group(1)} turni"
-        ctx.add("ruling.applied", "info", f"Decisione del master su {code} (post {target_post}): {decision} — {applied}.",
+        ctx.add("ruling.applied", f"Decisione del master su {code} (post {target_post}): {decision} — {applied}.",
                 "Arbitro › Decisioni del master", ruled_code=code, target_post=target_post, decision=decision)
         return state
 
@@ -479,14 +479,14 @@ class Cosmo:
             if b.ghermito and not f.has("Sconfitto"):
                 f = replace(f, due=f.due + (Due(T.LEGGERO, ctx.post.id, b.by, "Ghermito: fine del round",
                                                  assumption=assumption),))
-                ctx.add("cosmo.grip_damage", "info",
+                ctx.add("cosmo.grip_damage",
                         f"{name} è Ghermito alla fine del round {state.round - 1}: deve tirare un danno Leggero.",
                         T.R_GHERMITO, expected=T.LEGGERO, found=None, assumption=assumption, fighter=name)
             if b.turns is not None:
                 left = b.turns - 1
                 if left <= 0:
                     f = replace(f, block=None)
-                    ctx.add("cosmo.block_expired", "info", f"Il blocco di {b.technique} su {name} è terminato.",
+                    ctx.add("cosmo.block_expired", f"Il blocco di {b.technique} su {name} è terminato.",
                             T.R_BLOCCATO, expected=0, found=left, assumption=assumption, fighter=name)
                 else:
                     f = replace(f, block=replace(b, turns=left))
@@ -502,7 +502,7 @@ class Cosmo:
             return state, True
         f = state.fighters[who]
         if f.cosmo is not None and amount > f.cosmo:
-            ctx.add("cosmo.cosmo_exceeded", "error",
+            ctx.add("cosmo.cosmo_exceeded",
                     f"{who} usa {amount} cosmo per {what} ma ne ha solo {f.cosmo} residuo: azione non valida.",
                     T.R_COSMO, roll=roll, expected=f.cosmo, found=amount, fighter=who)
             return state, False
@@ -530,27 +530,27 @@ class Cosmo:
             stat, nature = basic
             for s, v in stated_attack:
                 if s != stat:
-                    ctx.add("cosmo.wrong_stat", "error",
+                    ctx.add("cosmo.wrong_stat",
                             f"{tname} si basa su {stat}, non su {s}.", T.R_ATTACK, roll=act.roll,
                             expected=stat, found=s)
             c = _find(state.registry.characters, who)
             skills = {fold(t) for t in (c.techniques if c else ())} | {fold(s) for s in (c.extra.get("skill", ()) if c else ())}
             wanted = fold(T.SKILL_NAMES[nature])
             if skills and wanted not in skills and fold(tname) not in skills:
-                ctx.add("cosmo.skill_missing", "error",
+                ctx.add("cosmo.skill_missing",
                         f"{who} non ha la Skill {T.SKILL_NAMES[nature]}: niente attacco base {nature}.", T.R_ATTACK,
                         roll=act.roll, expected=T.SKILL_NAMES[nature], found=None)
                 return tname, 0, stat, nature, None, None, False
             if act.level not in (None, 0):
-                ctx.add("cosmo.level_mismatch", "error", f"Un attacco con {tname} è un attacco Base, non una Special "
+                ctx.add("cosmo.level_mismatch", f"Un attacco con {tname} è un attacco Base, non una Special "
                         f"di livello {act.level}.", rule, roll=act.roll, expected=0, found=act.level)
             pool = self._value(state, ctx, who, stat, act.stats.get(stat), rule, act.roll)
             if act.numbers.get("pool") is not None and pool is not None and act.numbers["pool"] != pool:
-                ctx.add("cosmo.basic_no_bonus", "error",
+                ctx.add("cosmo.basic_no_bonus",
                         f"Negli attacchi base il cosmo non dà bonus al Pool: il Pool è {stat} {pool}, non "
                         f"{act.numbers['pool']}.", T.R_ATTACK, roll=act.roll, expected=pool, found=act.numbers["pool"])
             if act.numbers.get("cosmo"):
-                ctx.add("cosmo.basic_cosmo_no_bonus", "info",
+                ctx.add("cosmo.basic_cosmo_no_bonus",
                         f"Cosmo {act.numbers['cosmo']} usato in un attacco base: si scala dal residuo ma non dà "
                         "bonus né al Pool né narrativo.", T.R_ATTACK, roll=act.roll, expected=0,
                         found=act.numbers["cosmo"])
@@ -560,7 +560,7 @@ class Cosmo:
         t = _find(state.registry.techniques, tname)
         level = _level_of(t)
         if level is not None and act.level is not None and act.level != level:
-            ctx.add("cosmo.level_mismatch", "error", f"{tname} è una Special di livello {level}, non {act.level}.",
+            ctx.add("cosmo.level_mismatch", f"{tname} è una Special di livello {level}, non {act.level}.",
                     rule, roll=act.roll, expected=level, found=act.level)
         level = level if level is not None else act.level
         stat = None
@@ -577,15 +577,15 @@ class Cosmo:
         reg_pool = _int(t.extra.get("pool")) if t is not None else None
         stated_pool = act.numbers.get("pool")
         if reg_pool is not None and stated_pool is not None and reg_pool != stated_pool:
-            ctx.add("cosmo.pool_mismatch", "error", f"Il Pool di {tname} è {reg_pool}, non {stated_pool}.", rule,
+            ctx.add("cosmo.pool_mismatch", f"Il Pool di {tname} è {reg_pool}, non {stated_pool}.", rule,
                     roll=act.roll, expected=reg_pool, found=stated_pool)
         pool = reg_pool if reg_pool is not None else stated_pool
         if level is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Non so il livello di {tname or 'questa tecnica'} (Base, Special 1 o 2): scrivilo `{{Special N}}` "
                     "o nel registro.", rule, roll=act.roll, expected="livello", found=None)
         if pool is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Manca il Pool di {tname or 'questa Special'}: scrivilo `[Pool N]` o nel registro.", rule,
                     roll=act.roll, expected="Pool", found=None)
         effect = None
@@ -599,30 +599,30 @@ class Cosmo:
     def _attack(self, state: State, actor: str, act: Action, ctx: _Ctx, entrance: bool) -> State:
         f = state.fighters[actor]
         if act.actor and _canon(state, act.actor) != actor:
-            ctx.add("cosmo.other_actor", "info", f"L'attacco è scritto per {act.actor}, il post è di {actor}.",
+            ctx.add("cosmo.other_actor", f"L'attacco è scritto per {act.actor}, il post è di {actor}.",
                     T.R_ATTACK, roll=act.roll, expected=actor, found=act.actor)
         if state.ended:
-            ctx.add("cosmo.fight_over", "warning", "Lo scontro è terminato (One shot): l'attacco non si risolve.",
+            ctx.add("cosmo.fight_over", "Lo scontro è terminato (One shot): l'attacco non si risolve.",
                     T.R_ONESHOT, roll=act.roll, expected="nessun attacco", found=act.raw)
             return state
         if entrance and actor not in state.permits:
             if "artefatto" in act.tags:
-                ctx.add("cosmo.entrance_artefact", "info",
+                ctx.add("cosmo.entrance_artefact",
                         f"{actor} attacca nell'azione di ingresso grazie a un artefatto dichiarato.", T.R_ENTRANCE,
                         roll=act.roll)
             else:
-                ctx.add("cosmo.entrance_attack", "error",
+                ctx.add("cosmo.entrance_attack",
                         f"È vietata un'azione di ingresso legata ad un attacco, salvo permesso di un master: "
                         f"l'attacco di {actor} non si risolve.", T.R_ENTRANCE, roll=act.roll,
                         expected="ingresso senza attacco", found=act.raw)
                 return state
         if f.has("Affaticato"):
-            ctx.add("cosmo.fatigued_action", "error",
+            ctx.add("cosmo.fatigued_action",
                     f"{actor} è Affaticato: non può usare Skill né Special, l'attacco non si risolve.", T.R_AFFATICATO,
                     roll=act.roll, expected="nessuna Skill o Special", found=act.raw)
             return state
         if f.block is not None:
-            ctx.add("cosmo.blocked_action", "error",
+            ctx.add("cosmo.blocked_action",
                     f"{actor} è {'Ghermito' if f.block.ghermito else 'Bloccato'}: può usare solo Telepatia e "
                     "Chiaroveggenza, l'attacco non si risolve.", T.R_BLOCCATO, roll=act.roll,
                     expected=" / ".join(T.ALLOWED_WHILE_BLOCKED), found=act.raw)
@@ -639,7 +639,7 @@ class Cosmo:
             if len(others) == 1:
                 targets = others
             else:
-                ctx.add("cosmo.target_missing", "warning",
+                ctx.add("cosmo.target_missing",
                         "L'attacco non dice chi colpisce: scrivi `(Attaccante vs Bersaglio)`.", T.R_ATTACK,
                         roll=act.roll, expected="bersaglio", found=None)
                 return state
@@ -651,7 +651,7 @@ class Cosmo:
                 state = self._set(state, Fighter(name=tgt))
             tf = state.fighters[tgt]
             if tf.has("Sconfitto"):
-                ctx.add("cosmo.target_defeated", "error",
+                ctx.add("cosmo.target_defeated",
                         f"{tgt} è Sconfitto: la sua costellazione lo rende immune a qualsiasi danno.", T.R_SCONFITTO,
                         roll=act.roll, expected="nessun attacco", found=act.raw, target=tgt)
                 continue
@@ -661,7 +661,7 @@ class Cosmo:
             atk = Attack(post=ctx.post.id, attacker=actor, target=tgt, technique=tname, nature=nature, level=level,
                          stat=stat, pool=pool, effect=effect, turns=act.numbers.get("turni"), reflected=reflected,
                          release="libera" in act.tags)
-            ctx.add("cosmo.attack", "info",
+            ctx.add("cosmo.attack",
                     f"{actor} attacca {tgt} con {tname or 'un attacco'} "
                     f"({'Base' if level == 0 else f'Special {level}' if level else 'livello ?'} su {stat or '?'}, "
                     f"Pool {pool if pool is not None else '?'}).", T.R_ATTACK, roll=act.roll, expected=None, found=pool,
@@ -681,7 +681,7 @@ class Cosmo:
             if act.kind == "liberazione":
                 amount = act.numbers.get("cosmo")
                 if f.block is None:
-                    ctx.add("cosmo.not_blocked", "warning", f"{actor} non è bloccato: niente da cui liberarsi.",
+                    ctx.add("cosmo.not_blocked", f"{actor} non è bloccato: niente da cui liberarsi.",
                             T.R_BLOCCATO, roll=act.roll, expected=None, found=amount)
                     continue
                 if not amount:
@@ -693,14 +693,14 @@ class Cosmo:
                 b = replace(f.block, burned=f.block.burned + amount)
                 if b.diff is None:
                     state = self._set(state, replace(f, block=b))
-                    ctx.add("ruling.needed", "warning",
+                    ctx.add("ruling.needed",
                             f"Non conosco la differenza tra i Pool del blocco di {actor}: decide il master se "
                             f"{b.burned} cosmo bastano a liberarsi.", T.R_BLOCCATO, roll=act.roll, expected=None,
                             found=b.burned)
                 elif 2 * b.burned >= b.diff:
                     state = self._set(state, replace(f, block=None))
                     ctx.freed.add(actor)
-                    ctx.add("cosmo.freed", "info",
+                    ctx.add("cosmo.freed",
                             f"{actor} brucia {b.burned} cosmo (metà della differenza {b.diff} = {b.diff / 2:g}): si "
                             "libera, e questo turno si difende con la difesa piena.", T.R_MALUS, roll=act.roll,
                             expected=_half(b.diff), found=b.burned, fighter=actor)
@@ -708,12 +708,12 @@ class Cosmo:
                     state = self._set(state, replace(f, block=b))
                     if 4 * amount > b.diff:  # more than 50% of the cosmo needed (half the difference)
                         ctx.lowered[actor] = 1
-                        ctx.add("cosmo.malus_lowered", "info",
+                        ctx.add("cosmo.malus_lowered",
                                 f"{actor} brucia {amount} cosmo, più del 50% dei {b.diff / 2:g} necessari: la "
                                 "categoria di malus scende di 1.", T.R_MALUS, roll=act.roll, expected=f"> {b.diff / 4:g}",
                                 found=amount, fighter=actor)
                     else:
-                        ctx.add("cosmo.burning", "info",
+                        ctx.add("cosmo.burning",
                                 f"{actor} brucia {amount} cosmo per liberarsi ({b.burned} su {b.diff / 2:g}).",
                                 T.R_BLOCCATO, roll=act.roll, expected=_half(b.diff), found=b.burned, fighter=actor)
             elif act.kind == "rilascio":
@@ -722,7 +722,7 @@ class Cosmo:
                     vf = state.fighters.get(who or "")
                     if vf is not None and vf.block is not None and vf.block.by == actor:
                         state = self._set(state, replace(vf, block=None))
-                        ctx.add("cosmo.released", "info", f"{actor} libera {who} dal blocco.", T.R_BLOCCATO,
+                        ctx.add("cosmo.released", f"{actor} libera {who} dal blocco.", T.R_BLOCCATO,
                                 roll=act.roll, fighter=who)
         return state
 
@@ -735,11 +735,11 @@ class Cosmo:
         if not pending:
             for d in defences:
                 if d.kind == "contrattacco":
-                    ctx.add("cosmo.counter_not_targeted", "error",
+                    ctx.add("cosmo.counter_not_targeted",
                             f"Si contrattacca solo un attacco diretto verso se stessi: nessun attacco è rivolto a "
                             f"{actor}.", T.R_COUNTER, roll=d.roll, expected=[], found=list(d.targets))
                 else:
-                    ctx.add("cosmo.nothing_to_defend", "info", "Nessun attacco in arrivo a cui rispondere.",
+                    ctx.add("cosmo.nothing_to_defend", "Nessun attacco in arrivo a cui rispondere.",
                             T.R_DEFEND, roll=d.roll, expected=None, found=d.raw)
             return state
         state = replace(state, incoming=tuple(a for a in state.incoming if a.target != actor))
@@ -757,18 +757,18 @@ class Cosmo:
                     choice = (i, d)
                     break
             if choice is None and counter_done:
-                ctx.add("cosmo.counter_others_taken", "info",
+                ctx.add("cosmo.counter_others_taken",
                         f"{actor} ha contrattaccato un altro colpo: l'attacco di {atk.attacker} si incassa.",
                         T.R_COUNTER, expected=None, found=None, attack_post=atk.post)
                 state = self._incassa(state, ctx, actor, atk, None)
                 continue
             if choice is None and state.fighters[actor].has("Affaticato"):
-                ctx.add("cosmo.forced_incasso", "info", f"{actor} è Affaticato: non può difendersi, incassa.",
+                ctx.add("cosmo.forced_incasso", f"{actor} è Affaticato: non può difendersi, incassa.",
                         T.R_AFFATICATO, expected="Incasso", found=None, attack_post=atk.post)
                 state = self._incassa(state, ctx, actor, atk, None)
                 continue
             if choice is None:
-                ctx.add("cosmo.defence_not_described", "warning",
+                ctx.add("cosmo.defence_not_described",
                         f"{actor} non descrive una difesa contro l'attacco di {atk.attacker}: lo subisce come se "
                         "incassasse.", T.R_DEFEND, expected="Difesa / Incasso / Contrattacco", found=None,
                         attack_post=atk.post)
@@ -779,18 +779,18 @@ class Cosmo:
             if d.kind == "contrattacco":
                 used.add(i)
                 if counter_done:
-                    ctx.add("cosmo.counter_limit", "error",
+                    ctx.add("cosmo.counter_limit",
                             "Il contrattacco vale contro un solo attacco: gli altri colpi si incassano.", T.R_COUNTER,
                             roll=d.roll, expected=1, found=2, attack_post=atk.post)
                     state = self._incassa(state, ctx, actor, atk, None)
                     continue
                 counter_done = True
                 if f.has("Affaticato"):
-                    ctx.add("cosmo.fatigued_action", "error", f"{actor} è Affaticato: non può difendersi né "
+                    ctx.add("cosmo.fatigued_action", f"{actor} è Affaticato: non può difendersi né "
                             "contrattaccare, incassa.", T.R_AFFATICATO, roll=d.roll, expected="Incasso", found=d.raw)
                     state = self._incassa(state, ctx, actor, atk, None)
                 elif f.block is not None and actor not in ctx.freed:
-                    ctx.add("cosmo.blocked_action", "error",
+                    ctx.add("cosmo.blocked_action",
                             f"{actor} è bloccato: non può contrattaccare (solo Telepatia e Chiaroveggenza), incassa.",
                             T.R_BLOCCATO, roll=d.roll, expected=" / ".join(T.ALLOWED_WHILE_BLOCKED), found=d.raw)
                     state = self._incassa(state, ctx, actor, atk, None)
@@ -798,7 +798,7 @@ class Cosmo:
                     state = self._counter(state, ctx, actor, atk, d)
             elif d.kind == "incasso" or f.has("Affaticato"):
                 if d.kind != "incasso":
-                    ctx.add("cosmo.fatigued_action", "error", f"{actor} è Affaticato: non può difendersi, incassa.",
+                    ctx.add("cosmo.fatigued_action", f"{actor} è Affaticato: non può difendersi, incassa.",
                             T.R_AFFATICATO, roll=d.roll, expected="Incasso", found=d.raw)
                 state = self._incassa(state, ctx, actor, atk, d if d.kind == "incasso" else None)
             else:
@@ -806,7 +806,7 @@ class Cosmo:
         # counter-attacks aimed at someone who did not attack this fighter
         for i, d in enumerate(defences):
             if d.kind == "contrattacco" and i not in used:
-                ctx.add("cosmo.counter_not_targeted", "error",
+                ctx.add("cosmo.counter_not_targeted",
                         "Si contrattacca solo un attacco diretto verso se stessi: nessun attacco di "
                         f"{', '.join(d.targets) or 'questo avversario'} è rivolto a {actor}.", T.R_COUNTER,
                         roll=d.roll, expected=sorted(attackers), found=list(d.targets))
@@ -822,14 +822,14 @@ class Cosmo:
             if k is not None and pending[k].reflected:
                 atk = pending[k]
                 pending[k] = replace(atk, effect=None)
-                ctx.add("cosmo.reflected_block_cancelled", "info",
+                ctx.add("cosmo.reflected_block_cancelled",
                         f"{actor} annulla subito la propria {atk.technique} ({atk.effect}) riflessa: nessun blocco né "
                         "malus di turno, si difende normalmente.", T.R_REFLECTED, roll=act.roll, fighter=actor)
                 continue
             blocked_by = pending[k].technique if k is not None else (
                 state.fighters[actor].block.technique if state.fighters[actor].block is not None else None)
             if blocked_by is not None:
-                ctx.add("cosmo.cancel_not_allowed", "error",
+                ctx.add("cosmo.cancel_not_allowed",
                         "Si annulla solo la propria Special Bloccante/Ghermente riflessa, e subito, nel turno in cui "
                         f"arriva: {blocked_by} non si può annullare così.", T.R_REFLECTED, roll=act.roll,
                         expected="Special propria riflessa, appena arrivata", found=blocked_by)
@@ -842,7 +842,7 @@ class Cosmo:
             return 0, who in ctx.freed
         m = T.block_malus(f.block.turns, ctx.lowered.get(who, 0))
         if m is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Non conosco i turni di blocco residui di {who} (Tabella 5 non li dà): il master fissi il malus.",
                     T.R_MALUS, expected="turni di blocco", found=None, assumption="tabella5")
             return 0, True
@@ -860,7 +860,7 @@ class Cosmo:
         value: int | None = None
         what = ""
         if special and f.block is not None and who not in ctx.freed:
-            ctx.add("cosmo.blocked_action", "error",
+            ctx.add("cosmo.blocked_action",
                     f"{who} è bloccato: non può usare una Special in difesa, la difesa conta come Base.", T.R_BLOCCATO,
                     roll=d.roll, expected="difesa Base", found=names[0] if names else d.raw)
             special = False
@@ -880,7 +880,7 @@ class Cosmo:
                 return self._incassa(state, ctx, who, atk, None)
             if nature and atk.nature and nature != atk.nature and \
                     state.settings["special_defence_other_nature"] == "incassare":
-                ctx.add("cosmo.special_defence_other_nature", "warning",
+                ctx.add("cosmo.special_defence_other_nature",
                         f"{tname} protegge solo da attacchi {_PLURAL[nature]}: "
                         f"contro un attacco {atk.nature} {who} incassa.", T.R_DEFEND, roll=d.roll,
                         expected=atk.nature, found=nature, assumption="special_defence_other_nature")
@@ -888,7 +888,7 @@ class Cosmo:
             reg_pool = _int(t.extra.get("pool")) if t is not None else None
             stated = d.numbers.get("pool")
             if reg_pool is not None and stated is not None and reg_pool != stated:
-                ctx.add("cosmo.pool_mismatch", "error", f"Il Pool di {tname} è {reg_pool}, non {stated}.", T.R_DEFEND,
+                ctx.add("cosmo.pool_mismatch", f"Il Pool di {tname} è {reg_pool}, non {stated}.", T.R_DEFEND,
                         roll=d.roll, expected=reg_pool, found=stated)
             value = reg_pool if reg_pool is not None else stated
             if value is None and stat is not None:
@@ -902,7 +902,7 @@ class Cosmo:
             state, ok = self._spend(state, ctx, who, d.numbers.get("cosmo"), "la difesa", d.roll)
         malus, is_blocked = self._block_malus(state, ctx, who)
         if value is None or atk.pool is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Manca {'il Pool dell attacco' if atk.pool is None else 'il valore della difesa'} per risolvere "
                     f"l'attacco di {atk.attacker} su {who}.", T.R_DEFEND, roll=d.roll, expected="Pool e difesa",
                     found=None)
@@ -913,7 +913,7 @@ class Cosmo:
             gap = atk.level - level
             table = state.settings.get("level_malus")
             if table is None:
-                ctx.add("ruling.needed", "warning",
+                ctx.add("ruling.needed",
                         f"Colpo di livello {atk.level} contro una difesa di livello {level}: il testo prevede un "
                         "malus per la differenza di livello ma non dice quanto. Risolto senza malus.", T.R_DEFEND,
                         roll=d.roll, expected="malus di livello", found=gap, assumption="level_malus")
@@ -935,7 +935,7 @@ class Cosmo:
         if d is not None and spend:
             state, _ = self._spend(state, ctx, who, d.numbers.get("cosmo"), "l'incasso", d.roll)
         if value is None or atk.pool is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Manca {'il Pool dell attacco' if atk.pool is None else stat + ' di ' + who} per risolvere "
                     f"l'attacco di {atk.attacker} su {who}.", T.R_INCASSARE, expected="Pool e difesa", found=None)
             return state
@@ -943,7 +943,7 @@ class Cosmo:
         dn = value // 2 if state.settings["natural_defence_rounding"] == "difetto" else -(-value // 2)
         assumption = "natural_defence_rounding" if odd else None
         if d is not None and d.numbers.get("difesa_naturale") is not None and d.numbers["difesa_naturale"] != dn:
-            ctx.add("cosmo.natural_defence_mismatch", "error",
+            ctx.add("cosmo.natural_defence_mismatch",
                     f"Difesa Naturale = metà di {stat} {value} = {dn}, non {d.numbers['difesa_naturale']}.",
                     T.R_INCASSARE, roll=d.roll, expected=dn, found=d.numbers["difesa_naturale"], assumption=assumption)
         malus, blocked = self._block_malus(state, ctx, who)
@@ -966,7 +966,7 @@ class Cosmo:
             return self._incassa(state, ctx, who, atk, d, spend=False)
         if level is not None and atk.level is not None and level != atk.level:
             lv = {0: "Base", 1: "Special Livello 1", 2: "Special Livello 2"}
-            ctx.add("cosmo.counter_level_mismatch", "warning",
+            ctx.add("cosmo.counter_level_mismatch",
                     f"Il contrattacco ({lv.get(level, level)}) non è dello stesso livello dell'attacco "
                     f"({lv.get(atk.level, atk.level)}): fallito in partenza, il colpo si incassa.", T.R_COUNTER,
                     roll=d.roll, expected=atk.level, found=level)
@@ -977,35 +977,35 @@ class Cosmo:
             cands = [i for i, r in enumerate(ctx.post.rolls) if r.sides == 100]
             idx = cands[0] if cands else idx
         if idx is None:
-            ctx.add("cosmo.counter_roll_missing", "error",
+            ctx.add("cosmo.counter_roll_missing",
                     "Il contrattacco richiede un d100 su Reattività: manca, quindi fallisce e il colpo si incassa.",
                     T.R_COUNTER, expected="1d100", found=None)
             return self._incassa(state, ctx, who, atk, d, spend=False)
         r = ctx.post.rolls[idx]
         if (r.count, r.sides) != T.COUNTER_DIE:
-            ctx.add("dice.wrong_die", "error", f"Il contrattacco si tira con 1d100, non {r.count}d{r.sides}.",
+            ctx.add("dice.wrong_die", f"Il contrattacco si tira con 1d100, non {r.count}d{r.sides}.",
                     T.R_COUNTER, roll=idx, expected="1d100", found=f"{r.count}d{r.sides}")
         if not r.authentic:
-            ctx.add("dice.not_authentic", "error", "Il tiro non è autentico (scritto a mano o incoerente).",
+            ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
                     T.R_COUNTER, roll=idx, expected="tiro del forum", found=", ".join(r.problems) or r.source)
         reatt = self._value(state, ctx, who, "Reattività", d.stats.get("Reattività"), T.R_COUNTER, idx)
         face = _face_of(r)
         if reatt is None or face is None:
-            ctx.add("ruling.needed", "warning", "Manca la Reattività o il risultato del d100: esito da decidere.",
+            ctx.add("ruling.needed", "Manca la Reattività o il risultato del d100: esito da decidere.",
                     T.R_COUNTER, roll=idx, expected="Reattività e d100", found=face)
             return state
         threshold = T.counter_threshold(reatt)
         if d.numbers.get("soglia") is not None and d.numbers["soglia"] != threshold:
-            ctx.add("cosmo.counter_threshold_mismatch", "error",
+            ctx.add("cosmo.counter_threshold_mismatch",
                     f"Soglia del contrattacco: Reattività {reatt} / 10 per difetto = {threshold}%, non "
                     f"{d.numbers['soglia']}%.", T.R_COUNTER, roll=idx, expected=threshold, found=d.numbers["soglia"])
         if face > threshold:
-            ctx.add("outcome.counter_failed", "info",
+            ctx.add("outcome.counter_failed",
                     f"Contrattacco fallito: d100 {face} > {threshold} (Reattività {reatt}/10): il colpo si incassa.",
                     T.R_COUNTER, roll=idx, expected=threshold, found=face)
             return self._incassa(state, ctx, who, atk, d, spend=False)
         if pool is None or atk.pool is None:
-            ctx.add("ruling.needed", "warning", "Manca un Pool per confrontare attacco e contrattacco.", T.R_COUNTER,
+            ctx.add("ruling.needed", "Manca un Pool per confrontare attacco e contrattacco.", T.R_COUNTER,
                     roll=idx, expected="Pool", found=None)
             return state
         counter = Attack(post=ctx.post.id, attacker=who, target=atk.attacker, technique=tname, nature=nature,
@@ -1014,32 +1014,32 @@ class Cosmo:
         head = f"d100 {face} ≤ {threshold}: "
         if nature and atk.nature and nature != atk.nature:
             if pool > atk.pool:
-                ctx.add("outcome.counter_mixed", "info",
+                ctx.add("outcome.counter_mixed",
                         head + f"contrattacco {nature} contro attacco {atk.nature}, Pool {pool} > {atk.pool}: le "
                         "componenti fisiche e mentali non si contrappongono, entrambi colpiti su Difesa Naturale.",
                         T.R_COUNTER, roll=idx, expected=atk.pool, found=pool)
                 state = self._incassa(state, ctx, atk.attacker, counter, None)
                 return self._incassa(state, ctx, who, atk, d, spend=False)
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     head + f"contrattacco {nature} contro attacco {atk.nature} con Pool {pool} ≤ {atk.pool}: il testo "
                     "descrive solo il caso col Pool superiore. Decide il master.", T.R_COUNTER, roll=idx,
                     expected=f"> {atk.pool}", found=pool)
             return state
         if pool > atk.pool:
             diff = pool - atk.pool
-            ctx.add("outcome.counter_success", "info",
+            ctx.add("outcome.counter_success",
                     head + f"Contrattacco Riuscito: {pool} − {atk.pool} = {diff}, danno ridotto a {atk.attacker}.",
                     T.R_COUNTER, roll=idx, expected=atk.pool, found=pool)
             return self._hit(state, ctx, atk.attacker, counter, diff, f"{pool} − {atk.pool} = {diff}", T.R_COUNTER,
                              blocked=state.fighters[atk.attacker].block is not None, roll=idx, kind="contrattacco")
         if pool < atk.pool:
             diff = atk.pool - pool
-            ctx.add("outcome.counter_insufficient", "info",
+            ctx.add("outcome.counter_insufficient",
                     head + f"Contrattacco Insufficiente: {atk.pool} − {pool} = {diff}, {who} subisce un danno ridotto.",
                     T.R_COUNTER, roll=idx, expected=atk.pool, found=pool)
             return self._hit(state, ctx, who, atk, diff, f"{atk.pool} − {pool} = {diff}", T.R_COUNTER,
                              blocked=False, roll=idx, kind="contrattacco")
-        ctx.add("ruling.needed", "warning",
+        ctx.add("ruling.needed",
                 head + f"Pool pari ({pool}): il testo non dice l'esito di un contrattacco alla pari. Decide il master.",
                 T.R_COUNTER, roll=idx, expected=f"≠ {atk.pool}", found=pool)
         return state
@@ -1054,7 +1054,7 @@ class Cosmo:
         tab_assumption = "tabella5" if default else None
         vf = state.fighters[victim]
         if vf.has("Sconfitto"):
-            ctx.add("cosmo.target_defeated", "info", f"{victim} è Sconfitto: immune al danno.", T.R_SCONFITTO,
+            ctx.add("cosmo.defeated_immune", f"{victim} è Sconfitto: immune al danno.", T.R_SCONFITTO,
                     roll=roll, expected=0, found=diff)
             return state
         band: Band | None = None
@@ -1065,17 +1065,17 @@ class Cosmo:
         if blocked and vf.block is not None:
             # "il livello minimo di danno che subirà sarà automaticamente un Moderato"
             if moderato is None:
-                ctx.add("ruling.needed", "warning", "Tabella 5 del forum non ha una fascia Moderato.", T.R_BLOCCATO,
+                ctx.add("ruling.needed", "Tabella 5 del forum non ha una fascia Moderato.", T.R_BLOCCATO,
                         roll=roll, expected=T.MODERATO, found=None, assumption=tab_assumption)
             elif diff <= 0 or (band is not None and T.band_rank(band.name, bands) < T.band_rank(T.MODERATO, bands)):
                 band, raised = moderato, True
         if diff <= 0 and band is None:
-            ctx.add("outcome.defended", "info", f"{parts} ≤ 0: l'attacco di {atk.attacker} su {victim} è "
+            ctx.add("outcome.defended", f"{parts} ≤ 0: l'attacco di {atk.attacker} su {victim} è "
                     f"{'parato' if kind == 'difesa' else 'incassato senza danno' if kind == 'incasso' else 'annullato'}.",
                     rule, roll=roll, expected=0, found=diff, attack_post=atk.post, assumption=assumption)
             return state
         if band is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"{parts}: Tabella 5 {'(di serie: solo 20, 30, 60, 130) ' if default else ''}non dice che danno "
                     f"è una differenza di {diff}. Decide il master; {victim} tira il danno indicato.", T.R_TAB5,
                     roll=roll, expected="fascia di Tabella 5", found=diff, assumption="tabella5", victim=victim,
@@ -1087,7 +1087,7 @@ class Cosmo:
         if T.is_oneshot(band.name):
             vf = vf.with_cond("Svenuto")
             state = self._set(state, vf)
-            ctx.add("outcome.oneshot", "warning",
+            ctx.add("outcome.oneshot",
                     f"{parts}: danno One shot, {victim} sviene" +
                     (" e lo scontro termina." if state.settings["oneshot_ends_fight"] else "."), T.R_ONESHOT,
                     roll=roll, expected=band.name, found=diff, assumption=_join(tab_assumption, assumption),
@@ -1096,7 +1096,7 @@ class Cosmo:
                 state = replace(state, ended=True, incoming=())
             return state
         note = " (minimo Moderato perché bloccato)" if raised else ""
-        ctx.add("outcome.damage", "info",
+        ctx.add("outcome.damage",
                 f"{parts}: {victim} subisce un danno {band.name}{note} da {atk.attacker} e tira il dado del danno.",
                 T.R_BLOCCATO if raised else f"{rule} + {T.R_TAB5}", roll=roll,
                 expected=band.name, found=diff, assumption=_join(tab_assumption, assumption), victim=victim,
@@ -1113,7 +1113,7 @@ class Cosmo:
         if atk.release and vf.block is not None and vf.block.by == atk.attacker:
             # the hit is at least Moderato (minimum damage of a blocked fighter): the blocker may free its victim
             vf = replace(vf, block=None)
-            ctx.add("cosmo.released", "info", f"{atk.attacker} libera {victim} con un danno "
+            ctx.add("cosmo.released", f"{atk.attacker} libera {victim} con un danno "
                     f"{band.name if band else 'almeno Moderato'}.", T.R_BLOCCATO, roll=roll, expected=T.MODERATO,
                     found=band.name if band else None)
         if atk.effect and diff > 0:
@@ -1121,14 +1121,14 @@ class Cosmo:
             grip = fold(atk.effect) == "ghermente"
             vf = replace(vf, block=Block(by=atk.attacker, technique=atk.technique, post=ctx.post.id, turns=turns,
                                          diff=diff, ghermito=grip, reflected=atk.reflected))
-            ctx.add("cosmo.blocked", "warning",
+            ctx.add("cosmo.blocked",
                     f"{victim} è {'Ghermito' if grip else 'Bloccato'} da {atk.technique} per "
                     f"{turns if turns is not None else '?'} turni"
                     + (" (Special riflessa: può annullarla subito)" if atk.reflected else "")
                     + f"; si libera bruciando {diff / 2:g} cosmo.", T.R_GHERMITO if grip else T.R_BLOCCATO, roll=roll,
                     expected=turns, found=diff, assumption=None if atk.turns is not None else assumption, victim=victim)
             if turns is None:
-                ctx.add("ruling.needed", "warning",
+                ctx.add("ruling.needed",
                         f"Tabella 5 non dà i turni di {atk.effect} per questo danno: scrivili `[Turni N]` o li fissa il "
                         "master (`Turni di blocco: Nome N`).", T.R_TAB5, roll=roll, expected="turni", found=None,
                         assumption="tabella5")
@@ -1148,10 +1148,10 @@ class Cosmo:
             if named is None:
                 named = next((w.strip().split()[0].capitalize() for w in words if w.strip()), None)
             if not r.authentic:
-                ctx.add("dice.not_authentic", "error", "Il tiro non è autentico (scritto a mano o incoerente).",
+                ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
                         T.R_TAB5, roll=act.roll, expected="tiro del forum", found=", ".join(r.problems) or r.source)
             if not f.due:
-                ctx.add("cosmo.unexpected_damage_roll", "warning",
+                ctx.add("cosmo.unexpected_damage_roll",
                         f"{who} tira un danno {named or ''} che nessun colpo gli ha inflitto: non applicato.", T.R_TAB5,
                         roll=act.roll, expected=None, found=named)
                 continue
@@ -1159,11 +1159,11 @@ class Cosmo:
             if k is None:
                 k = next((i for i, d in enumerate(f.due) if d.band is None), None)
                 if k is not None and named:
-                    ctx.add("cosmo.band_declared", "info",
+                    ctx.add("cosmo.band_declared",
                             f"Fascia non data da Tabella 5: vale quella tirata ({named}).", T.R_TAB5,
                             roll=act.roll, expected=None, found=named, assumption="tabella5")
             if k is None:
-                ctx.add("cosmo.wrong_band", "error",
+                ctx.add("cosmo.wrong_band",
                         f"{who} deve tirare un danno {f.due[0].band}, non {named or '?'}.", T.R_TAB5, roll=act.roll,
                         expected=f.due[0].band, found=named)
                 continue
@@ -1175,14 +1175,14 @@ class Cosmo:
                            if x and (armour is None or armour is on)]
                 got = T.norm_die(r.expression)
                 if allowed and got not in allowed:
-                    ctx.add("dice.wrong_die", "error",
+                    ctx.add("dice.wrong_die",
                             f"Il danno {band.name} {'con' if armour else 'senza' if armour is False else ''} armatura "
                             f"si tira con {' o '.join(allowed)}, non {got}.", T.R_TAB5, roll=act.roll,
                             expected=" o ".join(allowed), found=got)
                     continue
             total = _total_of(r)
             if total is None:
-                ctx.add("ruling.needed", "warning", "La pagina non mostra il risultato del dado del danno.", T.R_TAB5,
+                ctx.add("ruling.needed", "La pagina non mostra il risultato del dado del danno.", T.R_TAB5,
                         roll=act.roll)
                 continue
             pv0 = f.pv
@@ -1191,10 +1191,10 @@ class Cosmo:
                 f = replace(f, pv=max(0, f.pv - total), touched=f.touched or not f.seen)
             state = self._set(state, f)
             if f.pv == 0 and pv0:
-                ctx.add("ruling.needed", "warning",
+                ctx.add("ruling.needed",
                         f"{who} arriva a 0 Punti Salute: il testo non dice cosa accade (oltre al One shot). "
                         "Decide il master.", T.R_TAB5, roll=act.roll, expected=None, found=0, victim=who)
-            ctx.add("outcome.damage_rolled", "info",
+            ctx.add("outcome.damage_rolled",
                     f"{who} tira il danno {band.name if band else named}: −{total} PV"
                     + (f" ({pv0} → {f.pv})." if pv0 is not None else "."), T.R_TAB5, roll=act.roll,
                     expected=band.name if band else named, found=total, assumption=due.assumption, victim=who)
@@ -1207,7 +1207,7 @@ class Cosmo:
         dues = []
         for d in f.due:
             if not d.reported and not (d.post == ctx.post.id and d.reason.startswith("Ghermito")):
-                ctx.add("cosmo.damage_roll_missing", "error",
+                ctx.add("cosmo.damage_roll_missing",
                         f"{actor} doveva tirare il danno {d.band or '(fascia da stabilire)'} ({d.reason}).", T.R_TAB5,
                         expected=d.band, found=None, assumption=d.assumption, source_post=d.post)
                 d = replace(d, reported=True)
@@ -1229,19 +1229,19 @@ class Cosmo:
                 if was_defending:
                     problems.append("è nel turno di difesa")
                 if problems:
-                    ctx.add("cosmo.surrender_refused", "error",
+                    ctx.add("cosmo.surrender_refused",
                             f"{actor} non può dichiararsi Sconfitto: " + "; ".join(problems) + ".", T.R_SCONFITTO,
                             expected=f"PV < {T.SCONFITTO_MAX_PV}, nessun attacco, fuori dal turno di difesa",
                             found=f.pv)
                 else:
                     state = self._set(state, f.with_cond("Sconfitto"))
                     state = replace(state, incoming=tuple(a for a in state.incoming if a.target != actor))
-                    ctx.add("cosmo.defeated", "info",
+                    ctx.add("cosmo.defeated",
                             f"{actor} si dichiara Sconfitto: immune a ogni danno fino alla fine della giocata.",
                             T.R_SCONFITTO, expected=f"< {T.SCONFITTO_MAX_PV}", found=f.pv, fighter=actor)
             elif act.kind == "svenuto" and not f.has("Svenuto"):
                 state = self._set(state, f.with_cond("Svenuto"))
-                ctx.add("cosmo.fainted", "info", f"{actor} sviene per propria scelta.", T.R_SVENUTO, fighter=actor)
+                ctx.add("cosmo.fainted", f"{actor} sviene per propria scelta.", T.R_SVENUTO, fighter=actor)
         return state
 
     # ---- schema
@@ -1263,13 +1263,13 @@ class Cosmo:
             if mx is None and res.max is not None:
                 upd[attr + "_max"] = res.max
             elif mx is not None and res.max is not None and res.max != mx:
-                ctx.add("registro.max_mismatch", "warning", f"{name} massimi di {actor}: {mx}, lo schema scrive "
+                ctx.add("registro.max_mismatch", f"{name} massimi di {actor}: {mx}, lo schema scrive "
                         f"{res.max}.", T.R_SCHEMA, expected=mx, found=res.max, resource=key)
             mine = getattr(f, attr)
             if mine is None or (fresh and not f.touched):
                 upd[attr] = res.current  # the first schema opens the fight's accounts
             elif res.current != mine:
-                ctx.add("registro.pool_mismatch", "error",
+                ctx.add("registro.pool_mismatch",
                         f"{actor} dovrebbe avere {name} {mine}, lo schema scrive {res.current}.", T.R_SCHEMA,
                         expected=mine, found=res.current, resource=key)
         return self._set(state, replace(f, **upd)) if upd else state

@@ -13,7 +13,7 @@ from .messages import (
     P_BERSAGLI, P_CASUALITA, P_COSTR_IMPROPRIA, P_DESCRIZIONE, P_DISTANZA, P_LANCIO, P_MIRA, P_SBALZO,
     P_STACK1, P_STATISTICA, dice_expr, signed, verdict,
 )
-from .state import Fighter, evolve
+from .state import Fighter, evolve, maker
 
 
 # --- live statistics ------------------------------------------------------------------------------
@@ -87,6 +87,9 @@ class RollCheck:
     listed: dict[str, int] = field(default_factory=dict)
 
 
+_make_check = maker(RollCheck)
+
+
 def face_and_total(roll: Roll) -> tuple[int | None, int | None]:
     face = sum(roll.faces) if roll.faces else None
     total = roll.total
@@ -99,15 +102,49 @@ def face_and_total(roll: Roll) -> tuple[int | None, int | None]:
 
 def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck:
     """Every dice check of one roll, and the total the engine trusts (RULINGS #6)."""
-    st = _static_checks(roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic,
-                        roll.problems, roll.tag, ctx)
-    face, rendered = face_and_total(roll)
+    return check(post, index, roll, ctx.spec, ctx.phase, ctx.destrezza, ctx.destrezza_schema, ctx.requirements,
+                 ctx.allowed_bonuses, ctx.attack)
+
+
+# What a roll's checks say regardless of its faces and post, by everything they depend on. A plain dict (cleared
+# when full) keyed by plain values: the step builds no RollContext per roll and compares actions by key, as
+# ActionSpec's own equality does.
+_STATIC: dict[tuple[Any, ...], _Static] = {}
+_STATIC_MAX = 8192
+_NO_BONUSES: frozenset[str] = frozenset()
+
+
+def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, destrezza: int | None,
+          destrezza_schema: int | None, requirements: tuple[Requirement, ...] = (),
+          allowed_bonuses: frozenset[str] = _NO_BONUSES, attack: bool = False) -> RollCheck:
+    """`check_roll` without building a RollContext (the step's hot path)."""
+    key = (roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
+           roll.tag, spec.key, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack)
+    st = _STATIC.get(key)
+    if st is None:
+        if len(_STATIC) >= _STATIC_MAX:
+            _STATIC.clear()
+        st = _STATIC[key] = _static_checks(
+            roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
+            roll.tag, RollContext(spec, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack))
+    faces = roll.faces
+    face = sum(faces) if faces else None
+    rendered = roll.total
+    if rendered is None and face is not None:
+        rendered = face + roll.constant
+    if face is None and rendered is not None:
+        face = rendered - roll.constant
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
-    verdicts = tuple(evolve(v, post=post, roll=index if v.roll is not None else None,
-                            details=dict(v.details) if v.details else {}) for v in st.verdicts)
-    total = None if rendered is None or st.void else rendered + sum(d for _, d in st.corrections)
-    return RollCheck(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+    verdicts = tuple([evolve(v, post=post, roll=index if v.roll is not None else None,
+                             details=dict(v.details) if v.details else {}) for v in st.verdicts]) if st.verdicts else ()
+    if rendered is None or st.void:
+        total = None
+    else:
+        total = rendered
+        for _, d in st.corrections:
+            total += d
+    return _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
 
 
 @dataclass(frozen=True)
@@ -126,7 +163,6 @@ class _Static:
 _ROLL = 0  # placeholder index in cached verdicts; check_roll stamps the real one
 
 
-@lru_cache(maxsize=8192)
 def _static_checks(expression: str, count: int, sides: int, constant: int, source: str, authentic: bool,
                    problems: tuple[str, ...], tag: DiceLabel | None, ctx: RollContext) -> _Static:
     out: list[Verdict] = []

@@ -7,7 +7,7 @@ from . import stacks as S
 from .actions import ACTIONS
 from .checks import dice_tag, live_stat, stat_maluses
 from .messages import EFFECTS, signed
-from .state import Fighter, GuidaState
+from .state import SUMMARY, Fighter, GuidaState
 from .step import compute_damage
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
@@ -28,16 +28,22 @@ def next_character(state: GuidaState) -> str | None:
 def characters(state: GuidaState) -> dict[str, dict[str, Any]]:
     """JSON summary of every fighter after the last post."""
     out: dict[str, dict[str, Any]] = {}
+    order = state.order
     for name, f in state.fighters.items():
-        if not f.turn and name not in state.order:
+        if not f.turn and name not in order:
             continue
-        out[name] = {
-            "pv": f.pv, "pv_max": f.pv_max, "pe": f.pe, "pe_max": f.pe_max,
-            "stacks": f.stacks.counts(),
-            "conditions": list(f.conditions) + list(f.costrizioni),
-            "turn": f.turn,
-            "costrizione": f.costrizione,
-        }
+        # the replay asks after every post and most posts change one fighter: an unchanged Fighter (the same
+        # immutable object) keeps the summary built the first time. Summaries are shared: read-only.
+        summary = f.__dict__.get(SUMMARY)
+        if summary is None:
+            summary = f.__dict__[SUMMARY] = {
+                "pv": f.pv, "pv_max": f.pv_max, "pe": f.pe, "pe_max": f.pe_max,
+                "stacks": f.stacks.counts(),
+                "conditions": list(f.conditions) + list(f.costrizioni),
+                "turn": f.turn,
+                "costrizione": f.costrizione,
+            }
+        out[name] = summary
     return out
 
 

@@ -86,11 +86,24 @@ EFFECTS: dict[str, str] = {
 }
 
 
+_FIELDS = tuple(Verdict.__dataclass_fields__)
+# Verdicts are built by the thousand in a replay: fill the frozen dataclass's __dict__ directly when it is a plain
+# one (no slots, no __post_init__); otherwise go through its constructor.
+_PLAIN = _FIELDS == ("code", "severity", "message", "rule", "post", "roll", "expected", "found", "details",
+                     "assumption") and not hasattr(Verdict, "__slots__") and not hasattr(Verdict, "__post_init__")
+_new = object.__new__
+
+
 def verdict(code: str, post: str, message: str, rule: str, *, roll: int | None = None, expected: Any = None,
             found: Any = None, details: dict[str, Any] | None = None, assumption: str | None = None,
             severity: Severity | None = None) -> Verdict:
-    return Verdict(code=code, severity=severity or SEVERITY[code], message=message, rule=rule, post=post,
-                   roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)
+    if not _PLAIN:
+        return Verdict(code=code, severity=severity or SEVERITY[code], message=message, rule=rule, post=post,
+                       roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)
+    v = _new(Verdict)
+    v.__dict__.update(code=code, severity=severity or SEVERITY[code], message=message, rule=rule, post=post,
+                      roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)
+    return v
 
 
 def signed(n: int) -> str:

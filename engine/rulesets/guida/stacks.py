@@ -263,7 +263,11 @@ def expiring(stacks: StackSet, turn: int) -> tuple[StackEntry, ...]:
 
 def expire_at(stacks: StackSet, turn: int) -> StackSet:
     """The set after the end of the owner's turn `turn`: what expires then (or earlier) is gone."""
-    return StackSet(stacks.owner, tuple(e for e in stacks.entries if e.expires is None or e.expires.turn > turn))
+    entries = stacks.entries
+    if not entries:
+        return stacks  # immutable: nothing to drop, the same set (the common case, once per post)
+    kept = tuple([e for e in entries if e.expires is None or e.expires.turn > turn])
+    return stacks if len(kept) == len(entries) else StackSet(stacks.owner, kept)
 
 
 def remove(stacks: StackSet, names: Iterable[str]) -> StackSet:

@@ -17,8 +17,56 @@ from .stacks import StackSet
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+# Key under which hints.characters caches a Fighter's JSON summary in the instance's __dict__ (not a field: equality,
+# repr and dataclasses.replace ignore it; evolve drops it).
+SUMMARY = "_summary"
+
+
 def frozen_map(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(d)) if d else EMPTY
+
+
+def maker(cls: type) -> Any:
+    """A constructor for the frozen dataclass `cls` that fills its `__dict__` directly, without the generated
+    `__init__`'s one `object.__setattr__` per field (the replay's hot path builds thousands of these).
+    Positional and keyword arguments as for `cls(...)`; fields left out take their default (factories are called).
+    Falls back to `cls` itself if the class is not a plain one (slots, `__post_init__`, custom `__init__`)."""
+    from dataclasses import MISSING, fields
+
+    if not hasattr(cls, "__dataclass_fields__") or hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
+        return cls
+    names = tuple(f.name for f in fields(cls))
+    plain = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+    factories = tuple((f.name, f.default_factory) for f in fields(cls) if f.default_factory is not MISSING)
+    required = frozenset(n for n in names if n not in plain and n not in dict(factories))
+    known = frozenset(names)
+    new = object.__new__
+
+    n_fields = len(names)
+
+    def make(*args: Any, **kw: Any) -> Any:
+        obj = new(cls)
+        d = obj.__dict__
+        if len(args) == n_fields and not kw:  # every field given in order: the common, fastest case
+            d.update(zip(names, args))
+            return obj
+        d.update(plain)
+        for n, fac in factories:
+            if n not in kw:
+                d[n] = fac()
+        if args:
+            if len(args) > len(names):
+                raise TypeError(f"{cls.__name__}: too many arguments")
+            d.update(zip(names, args))
+        d.update(kw)
+        if len(d) != len(names) or not kw.keys() <= known:
+            raise TypeError(f"{cls.__name__}: bad arguments {sorted(set(d) ^ set(names))}")
+        return obj
+
+    make.__name__ = f"make_{cls.__name__}"
+    make.__doc__ = f"Fast constructor of {cls.__name__} (see state.maker)."
+    make.required = required  # type: ignore[attr-defined]
+    return make
 
 
 def evolve(obj: Any, **changes: Any) -> Any:
@@ -27,6 +75,7 @@ def evolve(obj: Any, **changes: Any) -> Any:
     new = object.__new__(obj.__class__)
     d = new.__dict__
     d.update(obj.__dict__)
+    d.pop(SUMMARY, None)  # a cached summary describes the old value only
     d.update(changes)
     return new
 
@@ -142,4 +191,4 @@ class GuidaState:
         return evolve(self, fighters=MappingProxyType(d))
 
 
-__all__ = ["evolve", "DueDamage", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]
+__all__ = ["maker", "evolve", "DueDamage", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]

@@ -18,8 +18,8 @@ from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
 from .checks import (
-    Requirement, RollCheck, RollContext, check_roll, live_stat, multi_kind, requirement_declared,
-    requirement_stacks,
+    _NO_BONUSES, Requirement, RollCheck, RollContext, _declared, check, check_roll, live_stat, multi_kind,
+    requirement_declared, requirement_stacks,
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
@@ -90,13 +90,9 @@ def step(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
         if post.rolls and prev is not None and last_post is not None and post.answers in (None, last_post.id):
             # Forumotion: the forum's dice arrive in a separate post; re-read the answered post with them
             merged = replace(last_post, rolls=last_post.rolls + post.rolls)  # a history Post: the real replace
-            new, verdicts = _player(prev, merged)
-            new = evolve(new, extra=frozen_map({**new.extra, "last_post": merged}))
-            return new, verdicts
+            return _player(prev, merged, {"last_post": merged})
         return evolve(state, posts=state.posts + 1), []
-    new, verdicts = _player(state, post)
-    new = evolve(new, extra=frozen_map({**new.extra, "before_last": state, "last_post": post}))
-    return new, verdicts
+    return _player(state, post, {"before_last": state, "last_post": post})
 
 
 def character_of(state: GuidaState, post: Post) -> str:
@@ -138,7 +134,8 @@ class _Post:
         self.fighters[self.name] = f
 
 
-def _player(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
+def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[GuidaState, list[Verdict]]:
+    """A player's post; `extra` goes into the new state's `extra` (what a Game-Master dice post needs)."""
     name = character_of(state, post)
     p = _Post(state, post, name)
     if name not in p.fighters:
@@ -157,15 +154,17 @@ def _player(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
     turn = f.turn + 1
     f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
     p.me = f
-    _fase_iniziale_stacks(p)
+    if f.stacks.entries:
+        _fase_iniziale_stacks(p)
     _schema(p)
-    _damage_calcs(p)
+    if p.hits:
+        _damage_calcs(p)
     _rolls(p)
 
-    f = p.me
-    incoming = tuple(a for a in p.incoming if a.target != name) + tuple(p.new_incoming)
+    incoming = tuple([a for a in p.incoming if a.target != name] + p.new_incoming)
     new = evolve(state, fighters=MappingProxyType(p.fighters), order=order, last=name, incoming=incoming,
-                  hits=tuple(p.hits), posts=state.posts + 1, aliases=aliases)
+                 hits=tuple(p.hits), posts=state.posts + 1, aliases=aliases,
+                 extra=MappingProxyType({**state.extra, **extra}))
     return new, p.verdicts
 
 
@@ -230,21 +229,23 @@ def _schema(p: _Post) -> None:
         p.v("schema.missing_part", post.id,
             "Nello schema manca: " + ", ".join(names.get(m, m) for m in schema.missing) + ".",
             P_SCHEMA, expected=list(schema.missing), found=None)
+    changes: dict[str, Any] = {}  # applied with the Registro's own, in one new Fighter
     if schema.stats:
         written = canon_stats({k: (s.base, s.bonus) for k, s in schema.stats.items()})
         stats = f.stats
         if not stats:
             # the first schema is the reference; the engine adds the maluses it tracks from then on
             stats = frozen_map({k: (b, bonus - sum(d for lab, d in _maluses(f, k))) for k, (b, bonus) in written.items()})
-        f = evolve(f, schema_stats=frozen_map(written), stats=stats)
+            changes["stats"] = stats
+        if written != f.schema_stats:  # most schemas repeat the last one: keep the same mapping
+            changes["schema_stats"] = frozen_map(written)
     pv = schema.resources.get("PV")
     pe = schema.resources.get("PE")
     if pv and pv.max:
-        f = evolve(f, pv_max=pv.max)
+        changes["pv_max"] = pv.max
     if pe and pe.max:
-        f = evolve(f, pe_max=pe.max)
-    p.me = f
-    _registro(p, pv.current if pv else None, pe.current if pe else None)
+        changes["pe_max"] = pe.max
+    _registro(p, pv.current if pv else None, pe.current if pe else None, changes)
 
 
 def _maluses(f: Fighter, stat: str) -> list[tuple[str, int]]:
@@ -266,53 +267,64 @@ def _apply_due_without_registro(p: _Post) -> None:
     p.me = evolve(f, pv=pv, due=())
 
 
-def _registro(p: _Post, pv_now: int | None, pe_now: int | None) -> None:
-    """The sum rule of "Struttura dei Turni" and every damage the character took (RULINGS #2)."""
+def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[str, Any] | None = None) -> None:
+    """The sum rule of "Struttura dei Turni" and every damage the character took (RULINGS #2). `changes` are
+    other fields of the poster's Fighter (from the schema) to set with the Registro's."""
     post, f = p.post, p.me
     reg = post.schema.registro if post.schema else None
-    entries = list(reg or ())
-    used: set[int] = set()
+    entries = reg or ()
     missing_known = 0
-    for d in f.due:
-        if d.amount is None:
-            p.v("ruling.needed", post.id,
-                f"Danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
-                + " sconosciuto: nessun numero dal registro né dal calcolo dell'attaccante.",
-                P_DANNI, details={"attack_post": d.attack_post})
-            continue
-        want = -d.amount if d.amount else 0
-        idx = next((i for i, e in enumerate(entries) if i not in used and e.resource == d.resource and e.amount == want), None)
-        if idx is not None:
-            used.add(idx)
-            continue
-        if d.amount == 0:
-            continue
-        keys = [k.lower() for k in (d.technique, d.attacker) if k]
-        near = next((i for i, e in enumerate(entries) if i not in used and e.resource == d.resource
-                     and any(k in e.label.lower() or k in e.raw.lower() for k in keys)), None)
-        if near is not None:
-            used.add(near)
-            missing_known += want - entries[near].amount  # the engine keeps its own number
-            p.v("registro.missing_damage", post.id,
-                f"Il Registro riporta {entries[near].amount} {d.resource} per il colpo di {d.attacker}, "
-                f"ma il danno da registrare è {want}.", P_INIZIALE, expected=want, found=entries[near].amount,
-                details={"attack_post": d.attack_post, "basis": d.basis})
-        else:
-            missing_known += want
-            p.v("registro.missing_damage", post.id,
-                f"Il Registro non riporta il danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
-                + f": {want} {d.resource}.", P_INIZIALE, expected=want, found=None,
-                details={"attack_post": d.attack_post, "basis": d.basis})
+    if f.due:
+        used: set[int] = set()
+        for d in f.due:
+            if d.amount is None:
+                p.v("ruling.needed", post.id,
+                    f"Danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
+                    + " sconosciuto: nessun numero dal registro né dal calcolo dell'attaccante.",
+                    P_DANNI, details={"attack_post": d.attack_post})
+                continue
+            want = -d.amount if d.amount else 0
+            res = d.resource
+            idx = None
+            for i, e in enumerate(entries):
+                if e.resource == res and e.amount == want and i not in used:
+                    idx = i
+                    break
+            if idx is not None:
+                used.add(idx)
+                continue
+            if d.amount == 0:
+                continue
+            keys = [k.lower() for k in (d.technique, d.attacker) if k]
+            near = None
+            for i, e in enumerate(entries):
+                if i not in used and e.resource == res:
+                    label, raw = e.label.lower(), e.raw.lower()
+                    if any(k in label or k in raw for k in keys):
+                        near = i
+                        break
+            if near is not None:
+                used.add(near)
+                missing_known += want - entries[near].amount  # the engine keeps its own number
+                p.v("registro.missing_damage", post.id,
+                    f"Il Registro riporta {entries[near].amount} {res} per il colpo di {d.attacker}, "
+                    f"ma il danno da registrare è {want}.", P_INIZIALE, expected=want, found=entries[near].amount,
+                    details={"attack_post": d.attack_post, "basis": d.basis})
+            else:
+                missing_known += want
+                p.v("registro.missing_damage", post.id,
+                    f"Il Registro non riporta il danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
+                    + f": {want} {res}.", P_INIZIALE, expected=want, found=None,
+                    details={"attack_post": d.attack_post, "basis": d.basis})
     # sum rule: PV/PE now − changes listed = PV/PE written in the previous turn
     sums: dict[str, int] = {}
     for e in entries:
         sums[e.resource] = sums.get(e.resource, 0) + e.amount
-    new_pv, new_pe = f.pv, f.pe
-    for res, now, prev, code in (("PV", pv_now, f.pv_written, "registro.pv_mismatch"),
-                                 ("PE", pe_now, f.pe_written, "registro.pe_mismatch")):
-        if now is None:
-            continue
-        if prev is not None and reg is not None:
+    if reg is not None:
+        for res, now, prev, code in (("PV", pv_now, f.pv_written, "registro.pv_mismatch"),
+                                     ("PE", pe_now, f.pe_written, "registro.pe_mismatch")):
+            if now is None or prev is None:
+                continue
             expected = prev + sums.get(res, 0)
             # a value that is right but whose Registro only lacks the damage is registro.missing_damage alone
             if expected != now and not (res == "PV" and missing_known and now == expected + missing_known):
@@ -330,8 +342,8 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None) -> None:
     else:
         new_pe = f.pe + sums.get("PE", 0)
     p.me = evolve(f, pv=new_pv, pe=new_pe, due=(),
-                   pv_written=pv_now if pv_now is not None else f.pv_written,
-                   pe_written=pe_now if pe_now is not None else f.pe_written)
+                  pv_written=pv_now if pv_now is not None else f.pv_written,
+                  pe_written=pe_now if pe_now is not None else f.pe_written, **(changes or {}))
 
 
 # --- damage posted by the attacker ----------------------------------------------------------------
@@ -653,10 +665,11 @@ def _rolls(p: _Post) -> None:
         f = actor_f or p.me
         multi = multi_kind(roll) if phase == "offensiva" else None
         reqs: list[Requirement] = []
-        allowed: set[str] = set()
-        if actor_f is not None:
+        if actor_f is not None and actor_f.stacks.entries:
             reqs += requirement_stacks(actor_f, spec, phase)
-        reqs += requirement_declared(roll, spec, phase, multi)
+        declared = _declared(tag, roll.label, spec, phase, multi) if phase == "offensiva" else ()
+        if declared:
+            reqs += declared
         target_attack: Incoming | None = None
         if phase == "difensiva" and spec.counts_as_defense:
             target_attack = _pick_attack(p, mine, dfn, roll, spec)
@@ -686,12 +699,10 @@ def _rolls(p: _Post) -> None:
         # Liberazione / Percezione / Mimetizzazione add a Bonus Statistica, not the Fattore Statistica
         destrezza = live_stat(f, "Destrezza") if actor_f is not None and spec.key not in _VALUES else None
         ds = f.schema_stats.get("Destrezza") if actor_f is not None else None
-        ctx = RollContext(spec=spec, phase=phase, destrezza=destrezza,
-                          destrezza_schema=(ds[0] + ds[1]) if ds else None, requirements=tuple(reqs),
-                          allowed_bonuses=frozenset(allowed),
-                          attack=phase == "offensiva" and (spec.role == "offensiva" or spec.counter))
-        chk = check_roll(post.id, i, roll, ctx)
-        p.verdicts.extend(chk.verdicts)
+        chk = check(post.id, i, roll, spec, phase, destrezza, (ds[0] + ds[1]) if ds else None, tuple(reqs),
+                    _NO_BONUSES, phase == "offensiva" and (spec.role == "offensiva" or spec.counter))
+        if chk.verdicts:
+            p.verdicts.extend(chk.verdicts)
         if not spec.die(phase):
             continue  # an action without a die (flagged above): nothing to resolve from the roll
         if spec.key in _VALUES:
@@ -710,7 +721,7 @@ def _rolls(p: _Post) -> None:
                 f"{spec.name} annullata: {what} (lancio {why + 1}), quindi la Fase Offensiva non avviene.",
                 P_DIFENSIVA, roll=i, details={"failed_roll": why})
             if spec.kind == "principale" and spec.rolls:
-                _register(p, i, roll, spec, chk, actor, multi, dfn, annulled=True)
+                _register(p, i, roll, spec, chk, actor, multi, dfn, annulled=True, declared=declared)
             continue
         if spec.counter and dfn.counter.get(spec.key) == "annullato":
             p.v("outcome.action_annulled", post.id,
@@ -726,7 +737,7 @@ def _rolls(p: _Post) -> None:
                     P_OFFENSIVA, roll=i, expected=1, found=main_count[actor])
                 continue
             _count_uses(p, actor, spec, phase, tag)
-            _register(p, i, roll, spec, chk, actor, multi, dfn)
+            _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared)
     # attacks nobody defended: Difesa Nulla (it cannot fail, the Fase Offensiva goes on)
     for a in mine:
         if a.id in dfn.answered or a.generic or a.annulled:
@@ -1095,7 +1106,7 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
 
 
 def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, multi: str | None,
-              dfn: _Defence, annulled: bool = False) -> None:
+              dfn: _Defence, annulled: bool = False, declared: tuple[Requirement, ...] | None = None) -> None:
     """An offensive main action: one incoming attack (or generic action) per target, for their next post."""
     tag = roll.tag
     targets = [(_resolve_name(p.state, t) or t) for t in (tag.targets if tag else ())]
@@ -1114,7 +1125,9 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
             else:
                 targets = others
     generic = spec.role == "generica" and not spec.counter
-    sbalzo = any(r.factor == "sbalzo" for r in requirement_declared(roll, spec, "offensiva", multi))
+    if declared is None:
+        declared = _declared(tag, roll.label, spec, "offensiva", multi)
+    sbalzo = any(r.factor == "sbalzo" for r in declared)
     for t in targets:
         if t == actor:
             continue

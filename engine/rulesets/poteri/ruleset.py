@@ -7,7 +7,7 @@ from typing import Any
 
 from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread
-from ...verdicts import Verdict
+from ...verdicts import Verdict, make_verdict
 from ..starfinder.labels import Label, as_int, as_list, fold, gm_constant, line_after, parse, position_in
 from . import tables as T
 
@@ -28,6 +28,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("damage_cap", T.DAMAGE_CAP, "Danno massimo di un normale Potere di Attacco (PD).", ours=False),
 )
 
+# Codes spelled out whole, so that every code the ruleset emits can be found in its source (tests/test_docs.py).
+_POWER_OUTCOME = {"fallimento": "outcome.power_failure", "critico": "outcome.power_critical",
+                  "successo": "outcome.power_success"}
+_REGISTRO_MISMATCH = {"PF": "registro.pf_mismatch", "PD": "registro.pd_mismatch"}
 _MARGIN = re.compile(r"(?i)margine\s*[:=]?\s*([+\-−]?\s*\d+)")
 _CRIT = re.compile(r"(?i)\b(?:successo\s+)?critico\b")
 _FAIL = re.compile(r"(?i)\b(?:fallimento|fallit[oa]|fallisce)\b")
@@ -90,11 +94,11 @@ class _Ctx:
     post: Post
     verdicts: list[Verdict] = field(default_factory=list)
 
-    def add(self, code: str, severity: str, message: str, rule: str, roll: int | None = None,
+    def add(self, code: str, message: str, rule: str, roll: int | None = None,
             expected: Any = None, found: Any = None, assumption: str | None = None, **details: Any) -> None:
-        self.verdicts.append(Verdict(code=code, severity=severity, message=message, rule=rule,
-                                     post=self.post.id, roll=roll, expected=expected, found=found,
-                                     details=details, assumption=assumption))
+        # the severity is the code's, from the one table (engine.verdicts.CODE_SEVERITY)
+        self.verdicts.append(make_verdict(code, message, rule, self.post.id, roll=roll, expected=expected,
+                                          found=found, details=details, assumption=assumption))
 
 
 @dataclass
@@ -249,14 +253,14 @@ class Poteri:
                 powers_cast += 1
                 p = self._power(state, it.label.techniques[0] if it.label.techniques else it.label.action, it.label)
                 if powers_cast > 1 and not p.extra.get("eccezione_turno"):
-                    ctx.add("turn.extra_main_action", "error",
+                    ctx.add("turn.extra_main_action",
                             "Si può lanciare un solo Potere per turno: questo è il "
                             f"{powers_cast}° del post.", T.R_ONE, roll=it.index, expected=1, found=powers_cast)
                     continue
                 state, used = self._cast(state, it, p, poster, items, ctx)
                 consumed.update(used)
             elif it.kind == "damage" and it.index not in consumed:
-                ctx.add("poteri.stray_damage", "warning",
+                ctx.add("poteri.stray_damage",
                         "Tiro dei danni senza un Potere di Attacco a cui riferirsi: non applicato.",
                         T.R_DAMAGE, roll=it.index, expected="Potere di Attacco", found="solo danni")
             elif it.kind in ("rissa", "weapon"):
@@ -358,7 +362,7 @@ class Poteri:
         face = self._face(it.roll)
         if state.settings["roll_system"] == "d100_sotto" and value is not None and face is not None:
             if (it.roll.count, it.roll.sides) != (1, 100):
-                ctx.add("dice.wrong_die", "error", f"Con il sistema di tiro in uso {what} si tira con 1d100.",
+                ctx.add("dice.wrong_die", f"Con il sistema di tiro in uso {what} si tira con 1d100.",
                         rule, roll=it.index, expected="1d100", found=f"{it.roll.count}d{it.roll.sides}",
                         assumption="roll_system")
             else:
@@ -366,11 +370,11 @@ class Poteri:
                 computed = ("critico" if face <= min(state.settings["critical_max"], value) else
                             "successo" if face <= value else "fallimento")
         if not it.roll.authentic:
-            ctx.add("dice.not_authentic", "error", "Il tiro non è autentico (scritto a mano o incoerente).",
+            ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
                     rule, roll=it.index, expected="tiro del forum", found=", ".join(it.roll.problems) or it.roll.source)
         if stated is not None:
             if computed is not None and (stated != computed or (margin is not None and margin != cmargin)):
-                ctx.add("poteri.margin_mismatch", "warning",
+                ctx.add("poteri.margin_mismatch",
                         f"{what}: il post dichiara {stated}"
                         + (f" con margine {margin:+d}" if margin is not None else "")
                         + f", il dado {face} su valore {value} dà {computed} con margine {cmargin:+d}. "
@@ -390,7 +394,7 @@ class Poteri:
             if e.caster == poster and e.remaining is not None and e.post != ctx.post.id:
                 left = e.remaining - 1
                 if left <= 0:
-                    ctx.add("poteri.effect_expired", "info", f"{e.power} ({e.caster} → {e.target}) è scaduto.",
+                    ctx.add("poteri.effect_expired", f"{e.power} ({e.caster} → {e.target}) è scaduto.",
                             T.R_DURATION, expected=0, found=0, power=e.power)
                     continue
                 e = replace(e, remaining=left)
@@ -407,7 +411,7 @@ class Poteri:
 
     def _end(self, state: State, e: Effect, ctx: _Ctx, why: str, roll: int | None = None,
              code: str = "poteri.effect_ended", rule: str = T.R_DURATION) -> State:
-        ctx.add(code, "info", f"{e.power} ({e.caster} → {e.target}) termina: {why}.", rule, roll=roll,
+        ctx.add(code, f"{e.power} ({e.caster} → {e.target}) termina: {why}.", rule, roll=roll,
                 expected=None, found=None, power=e.power, reason=why)
         return replace(state, effects=tuple(x for x in state.effects if x is not e))
 
@@ -429,7 +433,7 @@ class Poteri:
                                   rule=T.R_NO_ATTACK_CASTER)
         for e in state.effects:
             if e.target == attacker and target and e.caster == target and e.extra.get("vieta_attacco_al_caster"):
-                ctx.add("poteri.attack_forbidden", "error",
+                ctx.add("poteri.attack_forbidden",
                         f"{attacker} è sotto {e.power} di {target} e non può aggredirlo.", T.R_NO_ATTACK_CASTER,
                         roll=it.index, expected="nessun attacco a " + target, found=kind)
                 allowed = False
@@ -437,7 +441,7 @@ class Poteri:
             if e.target == attacker and e.type in ("Debilitante", "Mentale") and (
                     fold(kind) in blocked or ("poteri" in blocked and kind.startswith("Potere"))
                     or ("attacchi" in blocked)):
-                ctx.add("poteri.action_prevented", "error", f"{e.power} impedisce a {attacker} questa azione ({kind}).",
+                ctx.add("poteri.action_prevented", f"{e.power} impedisce a {attacker} questa azione ({kind}).",
                         T.R_DEBIL, roll=it.index, expected="azione impedita", found=kind, power=e.power)
                 allowed = False
         if target:
@@ -445,7 +449,7 @@ class Poteri:
                       "Potere di Attacco": {"attacco", "magia", "attacchi"}, "Potere": {"magia"}}[kind]
             for e in state.effects:
                 if e.target == target and e.type == "Difensivo" and groups & {fold(x) for x in e.extra.get("immune", [])}:
-                    ctx.add("poteri.target_protected", "error",
+                    ctx.add("poteri.target_protected",
                             f"{target} è protetto da {e.power}: {kind} non può colpirlo.", T.R_DEFENSIVE,
                             roll=it.index, expected="bersaglio non selezionabile", found=kind, power=e.power)
                     allowed = False
@@ -459,14 +463,14 @@ class Poteri:
         holds = [e for e in state.effects if e.target == who and e.caster != who
                  and (named is None or fold(e.power) == named)]
         if not holds:
-            ctx.add("poteri.liberation_without_effect", "warning",
+            ctx.add("poteri.liberation_without_effect",
                     f"{who} tenta di liberarsi, ma non è sotto un effetto da cui liberarsi.", T.R_DURATION,
                     roll=it.index, expected="effetto attivo", found=None)
             return state
         e = holds[0]
         provided = e.extra.get("liberazione")
         if not provided:
-            ctx.add("poteri.liberation_not_allowed", "error",
+            ctx.add("poteri.liberation_not_allowed",
                     f"{e.power} non prevede prove di liberazione: l'effetto continua per la durata indicata.",
                     T.R_DURATION, roll=it.index, expected="nessuna prova", found="prova di liberazione",
                     power=e.power)
@@ -476,11 +480,11 @@ class Poteri:
         esito, margin, assumption = self._outcome(state, it, st.total if st is not None else None, ctx,
                                                   T.R_DURATION, "la prova di liberazione")
         if esito is None:
-            ctx.add("ruling.needed", "warning", f"Esito della prova di liberazione da {e.power} sconosciuto.",
+            ctx.add("ruling.needed", f"Esito della prova di liberazione da {e.power} sconosciuto.",
                     T.R_DURATION, roll=it.index)
             return state
         if esito == "fallimento":
-            ctx.add("outcome.liberation_failed", "info", f"{who} non si libera da {e.power}.", T.R_DURATION,
+            ctx.add("outcome.liberation_failed", f"{who} non si libera da {e.power}.", T.R_DURATION,
                     roll=it.index, expected=st.total if st is not None else None, found=self._face(it.roll),
                     assumption=assumption)
             return state
@@ -502,7 +506,7 @@ class Poteri:
             controls = any(e.caster == poster and e.target == actor and e.type in ("Mentale", "Debilitante")
                            for e in state.effects)
             if not controls:
-                ctx.add("poteri.forced_without_control", "warning",
+                ctx.add("poteri.forced_without_control",
                         f"{poster} fa agire {actor} senza un Potere attivo che lo consenta.", T.R_MENTAL,
                         roll=it.index, expected="Potere Mentale attivo", found=None)
         state, _ = self._attack_checks(state, actor, target, kind, it, ctx)
@@ -510,7 +514,7 @@ class Poteri:
             f = state.fighters[actor]
             if f.pf is not None:
                 if f.pf < T.RISSA_PF:
-                    ctx.add("poteri.pf_exceeded", "error", f"{actor} non ha il PF per la Rissa.", T.R_FATIGUE,
+                    ctx.add("poteri.pf_exceeded", f"{actor} non ha il PF per la Rissa.", T.R_FATIGUE,
                             roll=it.index, expected=T.RISSA_PF, found=f.pf)
                 else:
                     state = self._set(state, replace(f, pf=f.pf - T.RISSA_PF, touched=f.touched or not f.seen,
@@ -518,10 +522,10 @@ class Poteri:
             if forced and ctx.post.schema and ctx.post.schema.registro:
                 for entry in ctx.post.schema.registro:
                     if entry.resource == "PF" and entry.amount < 0 and "rissa" in fold(entry.label):
-                        ctx.add("poteri.fatigue_wrong_payer", "error",
+                        ctx.add("poteri.fatigue_wrong_payer",
                                 f"La Rissa imposta la paga {actor}, il cui corpo attacca, non {poster}.",
                                 T.R_FATIGUE, roll=it.index, expected=actor, found=poster)
-            ctx.add("ruling.needed", "info", f"Esito della Rissa di {actor} contro {target}: lo decide il master "
+            ctx.add("ruling.needed", f"Esito della Rissa di {actor} contro {target}: lo decide il master "
                     "(il testo non ne dà il calcolo).", T.R_FATIGUE, roll=it.index, expected=None, found=None)
         return state
 
@@ -536,7 +540,7 @@ class Poteri:
         state = self._ensure(state, caster)
         target = _canon(state, it.label.targets[0]) if it.label.targets else caster
         if p.type is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Non conosco la tipologia di {p.name}: indicala nel registro o nel tag ({{Attacco}}, "
                     "{Curativo}…).", T.R_TYPES, roll=it.index, expected="tipologia", found=None)
             return state, set()
@@ -562,7 +566,7 @@ class Poteri:
             f = state.fighters[caster]
             if f.pf is not None:
                 if cost > f.pf:
-                    ctx.add("poteri.pf_exceeded", "error", f"{caster} ha {f.pf} PF, non può spenderne {cost}.",
+                    ctx.add("poteri.pf_exceeded", f"{caster} ha {f.pf} PF, non può spenderne {cost}.",
                             T.R_CURE if p.type == "Curativo" else T.R_TYPES, roll=it.index, expected=f.pf, found=cost)
                     return state, set()
                 state = self._set(state, replace(f, pf=f.pf - cost, touched=f.touched or not f.seen))
@@ -570,18 +574,17 @@ class Poteri:
         damage_items = [i for i in items if i.kind == "damage" and i.index > it.index]
         if p.type == "Narrativo":
             if damage_items:
-                ctx.add("poteri.narrative_no_mechanics", "error",
+                ctx.add("poteri.narrative_no_mechanics",
                         f"{p.name} è Narrativo: non infligge danni che la descrizione non prevede.", T.R_NARRATIVE,
                         roll=damage_items[0].index, expected=0, found=len(damage_items))
-            ctx.add("poteri.narrative", "info", f"{p.name} (Narrativo): effetto solo descrittivo.", T.R_NARRATIVE,
+            ctx.add("poteri.narrative", f"{p.name} (Narrativo): effetto solo descrittivo.", T.R_NARRATIVE,
                     roll=it.index)
             return state, {d.index for d in damage_items}
         if esito is None:
-            ctx.add("ruling.needed", "warning", f"Esito di {p.name} sconosciuto: manca il valore del Potere o il "
+            ctx.add("ruling.needed", f"Esito di {p.name} sconosciuto: manca il valore del Potere o il "
                     "dado; scrivi 'Successo/Fallimento/Critico, margine N' nel post.", T.R_ROLL, roll=it.index)
             return state, set()
-        ctx.add("outcome.power_" + ("failure" if esito == "fallimento" else "critical" if esito == "critico"
-                                    else "success"), "info",
+        ctx.add(_POWER_OUTCOME[esito],
                 f"{p.name}: {esito}" + (f" (margine {margin:+d})" if margin is not None else "") + ".",
                 T.R_ROLL, roll=it.index, expected=p.value, found=self._face(it.roll), assumption=assumption)
         if esito == "fallimento":
@@ -590,15 +593,15 @@ class Poteri:
             gain = T.CURE["critico" if esito == "critico" else "successo"]
             f = state.fighters[target]
             if f.pd is None:
-                ctx.add("ruling.needed", "warning", f"Non conosco i PD di {target}: cura di {gain} PD da applicare.",
+                ctx.add("ruling.needed", f"Non conosco i PD di {target}: cura di {gain} PD da applicare.",
                         T.R_CURE, roll=it.index, expected=gain, found=None)
                 return state, set()
             new = f.pd + gain if f.pd_max is None else min(f.pd_max, f.pd + gain)
             if f.pd_max is not None and f.pd + gain > f.pd_max:
-                ctx.add("poteri.cure_capped", "info",
+                ctx.add("poteri.cure_capped",
                         f"La cura non porta {target} oltre i suoi PD massimi ({f.pd_max}).", T.R_CURE,
                         roll=it.index, expected=new, found=f.pd + gain)
-            ctx.add("outcome.cure", "info", f"{target} recupera {new - f.pd} PD (PD {f.pd} → {new}).", T.R_CURE,
+            ctx.add("outcome.cure", f"{target} recupera {new - f.pd} PD (PD {f.pd} → {new}).", T.R_CURE,
                     roll=it.index, expected=new - f.pd, found=gain)
             state = self._set(state, replace(f, pd=new, touched=f.touched or not f.seen,
                                              since=f.since + (((new - f.pd), "PD", p.name),) if new != f.pd else f.since))
@@ -615,18 +618,18 @@ class Poteri:
         before, after = pos
         # narrative = lines that are not schema, Registro or dice; a little slack for a title or a signature
         if p.timing == "Prima" and before >= 30 and after < 10:
-            ctx.add("poteri.timing", "warning", f"{p.name} è {{Prima}}: va tirato prima dell'azione a cui è "
+            ctx.add("poteri.timing", f"{p.name} è {{Prima}}: va tirato prima dell'azione a cui è "
                     "collegato, non dopo.", T.R_TIMING, roll=it.index, expected="Prima", found="Dopo",
                     chars_before=before, chars_after=after)
         if p.timing == "Dopo" and before < 10 and after >= 30:
-            ctx.add("poteri.timing", "warning", f"{p.name} è {{Dopo}}: va lanciato dopo l'azione in cui se ne "
+            ctx.add("poteri.timing", f"{p.name} è {{Dopo}}: va lanciato dopo l'azione in cui se ne "
                     "descrive l'uso.", T.R_TIMING, roll=it.index, expected="Dopo", found="Prima",
                     chars_before=before, chars_after=after)
 
     def _hold(self, state: State, it: _Item, p: _Power, caster: str, target: str, ctx: _Ctx) -> State:
         for e in state.effects:
             if e.caster == caster and fold(e.power) == fold(p.name) and e.target == target:
-                ctx.add("poteri.already_active", "info",
+                ctx.add("poteri.already_active",
                         f"{p.name} è già attivo: continua per la sua durata senza essere rilanciato.", T.R_ONE,
                         roll=it.index, expected="nessun rilancio", found="rilancio")
                 state = replace(state, effects=tuple(x for x in state.effects if x is not e))
@@ -634,7 +637,7 @@ class Poteri:
         if p.slots:
             limit = state.settings["slots"]
             if p.slots > limit:
-                ctx.add("poteri.slots_exceeded", "error", f"{p.name} occupa {p.slots} slot, se ne hanno {limit}.",
+                ctx.add("poteri.slots_exceeded", f"{p.name} occupa {p.slots} slot, se ne hanno {limit}.",
                         T.R_SLOTS, roll=it.index, expected=limit, found=p.slots)
                 return state
             held = [e for e in state.effects if e.caster == caster and e.slots]
@@ -647,7 +650,7 @@ class Poteri:
                 used -= e.slots
         eff = Effect(power=p.name, type=p.type or "", caster=caster, target=target, slots=p.slots,
                      remaining=p.duration, post=ctx.post.id, extra=p.extra)
-        ctx.add("poteri.effect_started", "info",
+        ctx.add("poteri.effect_started",
                 f"{p.name} ({p.type}) attivo su {target}" + (f" per {p.duration} turni" if p.duration else "")
                 + (f", {p.slots} slot" if p.slots else "") + ".",
                 {"Difensivo": T.R_DEFENSIVE, "Debilitante": T.R_DEBIL, "Mentale": T.R_MENTAL}.get(p.type, T.R_TYPES),
@@ -668,19 +671,19 @@ class Poteri:
         damage_item = next((i for i in items if i.kind == "damage" and i.index > it.index), None)
         result: set[int] = {damage_item.index} if damage_item is not None else set()
         if f.pf is not None and f.pf <= 0:
-            ctx.add("poteri.no_fatigue", "error", f"{caster} è a 0 PF e non può usare un Attacco magico.", T.R_PF,
+            ctx.add("poteri.no_fatigue", f"{caster} è a 0 PF e non può usare un Attacco magico.", T.R_PF,
                     roll=it.index, expected=">= 1 PF", found=0)
             return state, result
         if spend is None:
-            ctx.add("poteri.pf_missing", "error", f"Quanti PF investe {caster} in {p.name}? Scrivi `PF N` "
+            ctx.add("poteri.pf_missing", f"Quanti PF investe {caster} in {p.name}? Scrivi `PF N` "
                     "(da 1 a 3) nell'etichetta del tiro.", T.R_PF, roll=it.index, expected="1–3", found=None)
             return state, result
         if not T.PF_MIN <= spend <= T.PF_MAX:
-            ctx.add("poteri.pf_out_of_range", "error", f"Un Potere di Attacco si lancia con 1–3 PF, non {spend}.",
+            ctx.add("poteri.pf_out_of_range", f"Un Potere di Attacco si lancia con 1–3 PF, non {spend}.",
                     T.R_PF, roll=it.index, expected="1–3", found=spend)
             spend = max(T.PF_MIN, min(T.PF_MAX, spend))
         if f.pf is not None and spend > f.pf:
-            ctx.add("poteri.pf_exceeded", "error", f"{caster} ha solo {f.pf} PF: non può investirne {spend}.",
+            ctx.add("poteri.pf_exceeded", f"{caster} ha solo {f.pf} PF: non può investirne {spend}.",
                     T.R_PF, roll=it.index, expected=f.pf, found=spend)
             spend = f.pf
         # 3. the PF are spent at the cast, whatever the roll gives
@@ -691,30 +694,28 @@ class Poteri:
             return state, result
         esito, margin, assumption = self._outcome(state, it, p.value, ctx, T.R_ROLL, f"il Potere {p.name}")
         if esito is None:
-            ctx.add("ruling.needed", "warning", f"Esito di {p.name} sconosciuto: manca il valore del Potere o il "
+            ctx.add("ruling.needed", f"Esito di {p.name} sconosciuto: manca il valore del Potere o il "
                     "dado; scrivi 'Successo/Fallimento/Critico, margine N' nel post.", T.R_ROLL, roll=it.index)
             return state, result
-        code = {"fallimento": "outcome.power_failure", "critico": "outcome.power_critical"}.get(esito,
-                                                                                            "outcome.power_success")
-        ctx.add(code, "info", f"{p.name}: {esito}" + (f" (margine {margin:+d}, Intensità +{intensity})"
+        ctx.add(_POWER_OUTCOME[esito], f"{p.name}: {esito}" + (f" (margine {margin:+d}, Intensità +{intensity})"
                                                        if margin is not None and esito == "successo" else "")
                 + f"; {spend} PF spesi.", T.R_ROLL if esito != "critico" else T.R_CRIT, roll=it.index,
                 expected=p.value, found=self._face(it.roll), assumption=assumption, pf=spend, intensity=intensity)
         if esito == "fallimento":
             if damage_item is not None:
-                ctx.add("poteri.damage_after_failure", "warning",
+                ctx.add("poteri.damage_after_failure",
                         f"{p.name} è fallito: niente Resistenza né danno.", T.R_FAIL, roll=damage_item.index,
                         expected=0, found=damage_item.roll.total)
             return state, result
         damage = self._damage(state, damage_item, spend, p, ctx)
         if esito == "critico":
             if damage is None:
-                ctx.add("poteri.damage_missing", "error", "Successo Critico: la Resistenza si salta ma il danno va "
+                ctx.add("poteri.critical_damage_missing", "Successo Critico: la Resistenza si salta ma il danno va "
                         "comunque tirato.", T.R_CRIT_ATTACK, roll=it.index, expected=f"{spend}d6+3", found=None)
                 return state, result
             return self._hit(state, target, damage, p.name, it.index, ctx, T.R_CRIT_ATTACK), result
         if damage is None:
-            ctx.add("poteri.damage_missing", "warning", f"Manca il tiro dei danni ({spend}d6+3) di {p.name}.",
+            ctx.add("poteri.damage_missing", f"Manca il tiro dei danni ({spend}d6+3) di {p.name}.",
                     T.R_DAMAGE, roll=it.index, expected=f"{spend}d6+3", found=None)
         potency = None if margin is None else margin + intensity
         pend = Pending(ctx.post.id, caster, target, p.name, potency, intensity, damage, p.stat)
@@ -725,10 +726,10 @@ class Poteri:
             return None
         r = gm_constant(it.roll, T.DAMAGE_BASE)  # Forumotion's Game Master rolls only the dice
         if not r.authentic:
-            ctx.add("dice.not_authentic", "error", "Il tiro dei danni non è autentico.", T.R_DAMAGE, roll=it.index,
+            ctx.add("dice.not_authentic", "Il tiro dei danni non è autentico.", T.R_DAMAGE, roll=it.index,
                     expected="tiro del forum", found=", ".join(r.problems) or r.source)
         if (r.count, r.sides, r.constant) != (spend, 6, T.DAMAGE_BASE):
-            ctx.add("dice.wrong_die", "error", f"Con {spend} PF il danno è 3 + {spend}d6, non {r.expression}.",
+            ctx.add("dice.wrong_die", f"Con {spend} PF il danno è 3 + {spend}d6, non {r.expression}.",
                     T.R_DAMAGE, roll=it.index, expected=f"{spend}d6+3", found=r.expression)
         if r.faces is not None:
             raw = T.DAMAGE_BASE + sum(r.faces[:spend])
@@ -740,7 +741,7 @@ class Poteri:
         if as_int(p.extra.get("limite_danno")) is not None:
             cap = as_int(p.extra["limite_danno"])  # "capacità eccezionali ... devono dichiararlo espressamente"
         if raw > cap:
-            ctx.add("poteri.damage_capped", "info", f"Danno {raw} oltre il limite: {cap} PD.", T.R_DAMAGE,
+            ctx.add("poteri.damage_capped", f"Danno {raw} oltre il limite: {cap} PD.", T.R_DAMAGE,
                     roll=it.index, expected=cap, found=raw)
         return min(raw, cap)
 
@@ -749,11 +750,11 @@ class Poteri:
         state = self._ensure(state, target)
         f = state.fighters[target]
         if f.pd is None:
-            ctx.add("ruling.needed", "warning", f"Non conosco i PD di {target}: {damage} PD da applicare.", rule,
+            ctx.add("ruling.needed", f"Non conosco i PD di {target}: {damage} PD da applicare.", rule,
                     roll=roll, expected=damage, found=None)
             return state
         new = max(0, f.pd - damage)
-        ctx.add("outcome.damage", "info", f"{target} subisce {damage} PD da {source} (PD {f.pd} → {new}).", rule,
+        ctx.add("outcome.damage", f"{target} subisce {damage} PD da {source} (PD {f.pd} → {new}).", rule,
                 roll=roll, expected=damage, found=full if full is not None else damage, assumption=assumption,
                 target=target)
         return self._set(state, replace(f, pd=new, touched=f.touched or not f.seen,
@@ -768,7 +769,7 @@ class Poteri:
         for n, p in enumerate(mine):
             it = resist[n] if n < len(resist) else None
             if it is None:
-                ctx.add("poteri.resistance_missing", "warning",
+                ctx.add("poteri.resistance_missing",
                         f"{poster} non effettua la Resistenza contro {p.power}: subisce il danno pieno.",
                         T.R_RESIST, expected="Resistenza", found=None)
                 if p.damage is not None:
@@ -776,7 +777,7 @@ class Poteri:
                 continue
             stat_named = it.label.techniques[0] if it.label.techniques else None
             if p.stat and stat_named and fold(stat_named) != fold(p.stat):
-                ctx.add("poteri.wrong_resistance", "error",
+                ctx.add("poteri.wrong_resistance",
                         f"{p.power} si resiste con {p.stat}, non con {stat_named}.", T.R_RESIST, roll=it.index,
                         expected=p.stat, found=stat_named)
             c = _find(state.registry.characters, poster)
@@ -784,24 +785,24 @@ class Poteri:
             value = st.total if st is not None else None
             esito, margin, assumption = self._outcome(state, it, value, ctx, T.R_RESIST, "la Resistenza")
             if esito is None:
-                ctx.add("ruling.needed", "warning", "Esito della Resistenza sconosciuto: scrivi 'Successo, margine "
+                ctx.add("ruling.needed", "Esito della Resistenza sconosciuto: scrivi 'Successo, margine "
                         "N' o 'Fallimento' nel post.", T.R_RESIST, roll=it.index)
                 continue
             if p.damage is None:
-                ctx.add("ruling.needed", "warning", f"Manca il danno di {p.power}: da applicare a mano.", T.R_RESIST,
+                ctx.add("ruling.needed", f"Manca il danno di {p.power}: da applicare a mano.", T.R_RESIST,
                         roll=it.index)
                 continue
             if esito == "fallimento":
-                ctx.add("outcome.resistance_failed", "info", f"Resistenza fallita: danno pieno ({p.damage} PD).",
+                ctx.add("outcome.resistance_failed", f"Resistenza fallita: danno pieno ({p.damage} PD).",
                         T.R_RESIST, roll=it.index, expected=p.potency, found=margin, assumption=assumption)
                 state = self._hit(state, poster, p.damage, p.power, it.index, ctx, T.R_RESIST)
                 continue
             if p.potency is None or margin is None:
-                ctx.add("ruling.needed", "warning", "Resistenza riuscita ma manca un margine da confrontare con "
+                ctx.add("ruling.needed", "Resistenza riuscita ma manca un margine da confrontare con "
                         "Potere + Intensità.", T.R_RESIST, roll=it.index, expected=p.potency, found=margin)
                 continue
             if margin >= p.potency:
-                ctx.add("outcome.resisted", "info",
+                ctx.add("outcome.resisted",
                         f"Resistenza con margine {margin:+d} ≥ Potere + Intensità {p.potency:+d}: 0 PD.",
                         T.R_RESIST, roll=it.index, expected=p.potency, found=margin, assumption=assumption)
                 continue
@@ -810,18 +811,18 @@ class Poteri:
                 part = p.damage // 2
             else:
                 part = p.damage * (p.potency - margin) // p.potency if p.potency > 0 else p.damage
-            ctx.add("outcome.partial_damage", "info",
+            ctx.add("outcome.partial_damage",
                     f"Resistenza riuscita con margine {margin:+d} < Potere + Intensità {p.potency:+d}: danno parziale "
                     f"{part} PD su {p.damage}.", T.R_RESIST, roll=it.index, expected=p.potency, found=margin,
                     assumption="partial_damage", partial=part, full=p.damage)
             if stated and int(stated.group(1)) != part:
-                ctx.add("damage.miscalculated", "warning",
+                ctx.add("poteri.partial_damage_mismatch",
                         f"Il post scrive danno parziale {stated.group(1)}, la formula in uso dà {part}.", T.R_RESIST,
                         roll=it.index, expected=part, found=int(stated.group(1)), assumption="partial_damage")
             state = self._hit(state, poster, part, p.power, it.index, ctx, T.R_RESIST, assumption="partial_damage",
                               full=p.damage)
         for extra in resist[len(mine):]:
-            ctx.add("poteri.resistance_not_allowed", "warning",
+            ctx.add("poteri.resistance_not_allowed",
                     "Resistenza senza un Attacco riuscito da contrastare (un Successo Critico la salta).",
                     T.R_CRIT_ATTACK, roll=extra.index, expected=0, found=1)
         return state
@@ -843,13 +844,13 @@ class Poteri:
             if mx is None and res.max is not None:
                 updates[attr + "_max"] = res.max
             elif mx is not None and res.max is not None and mx != res.max:
-                ctx.add("registro.max_mismatch", "warning", f"I {what} massimi di {actor} sono {mx}, lo schema "
+                ctx.add("registro.max_mismatch", f"I {what} massimi di {actor} sono {mx}, lo schema "
                         f"scrive {res.max}.", T.R_TYPES, expected=mx, found=res.max, resource=key)
             if mine is None or fresh:
                 updates[attr] = res.current
                 continue
             if res.current != mine:
-                ctx.add(f"registro.{key.lower()}_mismatch", "error",
+                ctx.add(_REGISTRO_MISMATCH[key],
                         f"{actor} dovrebbe avere {key} {mine} ({what}), lo schema scrive {res.current}.",
                         T.R_PF if key == "PF" else T.R_DAMAGE, expected=mine, found=res.current, resource=key)
         return self._set(state, replace(f, **updates))

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread
-from ...verdicts import Verdict
+from ...verdicts import Verdict, make_verdict
 from . import tables as T
 from .labels import Label, as_int, as_list, fold, gm_constant, line_after, parse
 
@@ -29,6 +29,8 @@ SETTINGS: tuple[Setting, ...] = (
             ours=True),
 )
 
+# Codes spelled out whole, so that every code the ruleset emits can be found in its source (tests/test_docs.py).
+_REGISTRO_MISMATCH = {"PS": "registro.ps_mismatch", "PF": "registro.pf_mismatch", "PR": "registro.pr_mismatch"}
 _STABILISED = re.compile(r"(?im)^\s*stabilizzat[oaie]\s*[:\-]\s*(.+?)\s*$")
 _ROUND_LINE = re.compile(r"(?im)^\s*round\s+(\d+)\b")
 _STATED_DAMAGE = re.compile(r"(?i)danni\s+(?:totali|inflitti)\s*[:=]?\s*(\d+)")
@@ -209,11 +211,11 @@ class _Ctx:
     post: Post
     verdicts: list[Verdict] = field(default_factory=list)
 
-    def add(self, code: str, severity: str, message: str, rule: str, roll: int | None = None,
+    def add(self, code: str, message: str, rule: str, roll: int | None = None,
             expected: Any = None, found: Any = None, assumption: str | None = None, **details: Any) -> None:
-        self.verdicts.append(Verdict(code=code, severity=severity, message=message, rule=rule,
-                                     post=self.post.id, roll=roll, expected=expected, found=found,
-                                     details=details, assumption=assumption))
+        # the severity is the code's, from the one table (engine.verdicts.CODE_SEVERITY)
+        self.verdicts.append(make_verdict(code, message, rule, self.post.id, roll=roll, expected=expected,
+                                          found=found, details=details, assumption=assumption))
 
 
 @dataclass
@@ -353,7 +355,7 @@ class Starfinder:
         actor_f = state.fighters.get(actor) if actor else None
         if actor_f and (actor_f.has("Privo di Sensi") or actor_f.has("Morto")) and any(
                 g.head.kind in ("attack", "damage") for g in groups):
-            ctx.add("starfinder.acts_while_unconscious", "error",
+            ctx.add("starfinder.acts_while_unconscious",
                     f"{actor} è {'morto' if actor_f.has('Morto') else 'Privo di Sensi'} e non può attaccare.",
                     T.R_POOLS, roll=groups[0].head.index, expected="nessuna azione", found="attacco")
             groups = [g for g in groups if g.head.kind not in ("attack", "damage")]  # not resolved
@@ -416,12 +418,12 @@ class Starfinder:
                 continue
             if f.pr <= 0:
                 f = f.with_cond("Morto", drop=("Morente",))
-                ctx.add("starfinder.dead", "info",
+                ctx.add("starfinder.dead",
                         f"{name} è Morente con 0 Punti Risolutezza e ne dovrebbe perdere un altro: muore.",
                         T.R_POOLS, expected=0, found=0, assumption=assumption, fighter=name, round=state.round)
             else:
                 f = replace(f, pr=f.pr - 1, since=f.since + ((-1, "PR", "Morente"),))
-                ctx.add("starfinder.dying", "info",
+                ctx.add("starfinder.dying",
                         f"{name} è Morente: perde 1 Punto Risolutezza all'inizio del round {state.round} "
                         f"(PR {f.pr + 1} → {f.pr}).", T.R_POOLS, expected=f.pr, found=f.pr + 1,
                         assumption=assumption, fighter=name, round=state.round)
@@ -435,7 +437,7 @@ class Starfinder:
             if f is None or not f.has("Morente"):
                 continue
             state = self._set(state, f.with_cond("Stabilizzato"))
-            ctx.add("starfinder.stabilised", "info", f"{name} è stabilizzato: non perde più Punti Risolutezza.",
+            ctx.add("starfinder.stabilised", f"{name} è stabilizzato: non perde più Punti Risolutezza.",
                     T.R_POOLS, fighter=name)
         return state
 
@@ -468,7 +470,7 @@ class Starfinder:
             cur = groups[-1] if groups else None
             if it.kind in ("reroll", "twice"):
                 if cur is None or cur.head.kind not in ("attack", "save") or cur.damage:
-                    ctx.add("starfinder.reroll_late", "error",
+                    ctx.add("starfinder.reroll_late",
                             "Una ripetizione o un secondo tiro va fatto subito dopo il tiro a cui si riferisce, "
                             "nello stesso post, prima dell'esito e di qualsiasi altra capacità.",
                             T.R_REROLL, roll=it.index, expected="subito dopo il tiro originale",
@@ -489,7 +491,7 @@ class Starfinder:
         r = it.roll
         ok = True
         if r.count != 1 or r.sides != 20:
-            ctx.add("dice.wrong_die", "error", f"Questo tiro si fa con 1d20, non con {r.count}d{r.sides}.",
+            ctx.add("dice.wrong_die", f"Questo tiro si fa con 1d20, non con {r.count}d{r.sides}.",
                     rule, roll=it.index, expected="1d20", found=f"{r.count}d{r.sides}")
             ok = False
         self._check_authentic(it, ctx, rule)
@@ -498,7 +500,7 @@ class Starfinder:
     def _check_authentic(self, it: _Item, ctx: _Ctx, rule: str) -> None:
         r = it.roll
         if not r.authentic:
-            ctx.add("dice.not_authentic", "error",
+            ctx.add("dice.not_authentic",
                     "Il tiro non è autentico (scritto a mano o non coerente con il lancio del forum).",
                     rule, roll=it.index, expected="tiro del forum", found=", ".join(r.problems) or r.source)
 
@@ -520,12 +522,12 @@ class Starfinder:
         rerolls = [i for i in g.extra if i.kind == "reroll"]
         cancelled = bool(best) and bool(worst)
         if cancelled:
-            ctx.add("starfinder.roll_twice_cancelled", "info",
+            ctx.add("starfinder.roll_twice_cancelled",
                     "Tirare due volte (migliore) e (peggiore) si annullano: conta un solo tiro, il primo, "
                     "che non può essere ripetuto.", rule + " / " + T.R_REROLL, roll=head.index,
                     expected="un solo tiro", found=f"{1 + len(best) + len(worst)} tiri")
             for extra in rerolls:
-                ctx.add("starfinder.reroll_limit", "error",
+                ctx.add("starfinder.reroll_limit",
                         "Quando tirare due volte e farlo tirare due volte si annullano, il tiro non può "
                         "beneficiare di ripetizioni.", T.R_REROLL, roll=extra.index, expected=0, found=len(rerolls))
             return face, used, faces
@@ -536,7 +538,7 @@ class Starfinder:
             f2 = self._face(extra.roll)
             applied += 1
             if applied > 1:
-                ctx.add("starfinder.reroll_limit", "error",
+                ctx.add("starfinder.reroll_limit",
                         "Si può applicare una sola capacità di ripetizione o di tirare due volte allo stesso tiro.",
                         T.R_REROLL, roll=extra.index, expected=1, found=applied)
                 continue
@@ -547,7 +549,7 @@ class Starfinder:
             if (f2 < face) if worse else (f2 > face):
                 face, used = f2, extra.index
             if extra.kind == "reroll" and f2 <= face and used == head.index:
-                ctx.add("starfinder.reroll_worse", "info",
+                ctx.add("starfinder.reroll_worse",
                         f"La ripetizione ({f2}) non è migliore del tiro originale ({face}): vale l'originale.",
                         T.R_REROLL, roll=extra.index, expected=face, found=f2)
         return face, used, faces
@@ -563,7 +565,7 @@ class Starfinder:
         rule = T.R_MELEE if mode == "mischia" else T.R_RANGED
         declared = sum(a for a, _ in label.modifiers)
         if label.modifiers and declared != r.constant:
-            ctx.add("dice.modifier_mismatch", "error",
+            ctx.add("dice.modifier_mismatch",
                     f"I modificatori scritti nell'etichetta sommano {declared:+d}, ma il dado lanciato è "
                     f"{r.expression}.", rule, roll=it.index, expected=declared, found=r.constant)
         bab = _int_extra(c, "BAB")
@@ -578,29 +580,29 @@ class Starfinder:
             if key in T.BAB_LABELS:
                 seen_bab = True
                 if bab is not None and amount != bab:
-                    ctx.add("dice.modifier_mismatch", "error",
+                    ctx.add("dice.modifier_mismatch",
                             f"Il Bonus di Attacco Base di {attacker} è {bab:+d}, non {amount:+d}.",
                             rule, roll=it.index, expected=bab, found=amount, term="BAB")
             elif key in T.NON_PROFICIENT_LABELS:
                 seen_np = True
                 if amount != -4:
-                    ctx.add("dice.modifier_mismatch", "error", "La penalità per arma non competente è −4.",
+                    ctx.add("dice.modifier_mismatch", "La penalità per arma non competente è −4.",
                             T.R_WEAPON_PROF, roll=it.index, expected=-4, found=amount, term="Non competente")
                 if prof is True:
-                    ctx.add("starfinder.proficiency_mismatch", "warning",
+                    ctx.add("starfinder.proficiency_mismatch",
                             f"{attacker} è competente in {w.name if w else 'quest arma'}: la penalità −4 non serve.",
                             T.R_WEAPON_PROF, roll=it.index, expected=0, found=amount)
             elif ab is not None and ab in ("Forza", "Destrezza"):
                 if ability is not None and ab != ability:
                     wrong_ability = True
-                    ctx.add("starfinder.wrong_ability", "error",
+                    ctx.add("starfinder.wrong_ability",
                             f"Per un attacco {'in mischia' if mode == 'mischia' else 'da lancio' if mode in ('lancio', 'granata') else 'a distanza'} "
                             f"si usa il modificatore di {ability}, non quello di {ab}.",
                             rule, roll=it.index, expected=ability, found=ab)
                 else:
                     seen_ability = True
                     if mod is not None and amount != mod:
-                        ctx.add("dice.modifier_mismatch", "error",
+                        ctx.add("dice.modifier_mismatch",
                                 f"Il modificatore di {ab} di {attacker} è {mod:+d}, non {amount:+d}.",
                                 rule, roll=it.index, expected=mod, found=amount, term=ab)
             else:
@@ -611,19 +613,19 @@ class Starfinder:
             return None, mode
         expected_np = -4 if prof is False else 0
         if prof is False and not seen_np:
-            ctx.add("starfinder.non_proficient", "error",
+            ctx.add("starfinder.non_proficient",
                     f"{attacker} non è competente in {w.name if w else 'quest arma'}: −4 al tiro per colpire.",
                     T.R_WEAPON_PROF, roll=it.index, expected=-4, found=0)
         if label.modifiers and not seen_bab and bab:
-            ctx.add("dice.missing_modifier", "error", f"Manca il Bonus di Attacco Base ({bab:+d}).",
+            ctx.add("dice.missing_modifier", f"Manca il Bonus di Attacco Base ({bab:+d}).",
                     rule, roll=it.index, expected=bab, found=0, term="BAB")
         if label.modifiers and not seen_ability and not wrong_ability and mod:  # one mistake, one verdict
-            ctx.add("dice.missing_modifier", "error", f"Manca il modificatore di {ability} ({mod:+d}).",
+            ctx.add("dice.missing_modifier", f"Manca il modificatore di {ability} ({mod:+d}).",
                     rule, roll=it.index, expected=mod, found=0, term=ability)
         expected = bab + mod + expected_np + (others if others is not None else 0)
         if others is None and r.constant != expected:
             # no labelled terms: anything beyond BAB + mod (+ −4) is unexplained
-            ctx.add("dice.modifier_mismatch", "error",
+            ctx.add("dice.modifier_mismatch",
                     f"Il bonus di attacco atteso è {expected:+d} (BAB {bab:+d}, {ability} {mod:+d}"
                     f"{', non competente −4' if expected_np else ''}), il dado lanciato ha {r.constant:+d}.",
                     rule, roll=it.index, expected=expected, found=r.constant)
@@ -638,7 +640,7 @@ class Starfinder:
         rule = T.R_CAE if kind == "CAE" else T.R_CAC
         stated_kind = "CAE" if "CAE" in label.numbers else "CAC" if "CAC" in label.numbers else None
         if w is not None and stated_kind and stated_kind != kind:
-            ctx.add("starfinder.wrong_ac", "error",
+            ctx.add("starfinder.wrong_ac",
                     f"{w.name} ({_damage_type(w) or 'danno non specificato'}) si confronta "
                     f"con la {kind} del bersaglio, non con la {stated_kind}.",
                     rule, roll=it.index, expected=kind, found=stated_kind)
@@ -652,7 +654,7 @@ class Starfinder:
             stated = label.numbers.get("CA")
         if reg_val is not None:
             if stated is not None and stated != reg_val:
-                ctx.add("starfinder.ac_mismatch", "warning",
+                ctx.add("starfinder.ac_mismatch",
                         f"La {kind} di {target} è {reg_val}"
                         + (" (−4 per armatura non competente)" if pen else "") + f", non {stated}.",
                         T.R_ARMOUR_PROF if pen else rule, roll=it.index, expected=reg_val, found=stated)
@@ -665,7 +667,7 @@ class Starfinder:
         attacker = _canon(state, label.actor) or actor
         if attacker and actor and attacker != actor:
             # a post plays one character; a different attacker in the label is noted, not refused
-            ctx.add("starfinder.other_actor", "info", f"Il tiro è dichiarato per {attacker}, il post è di {actor}.",
+            ctx.add("starfinder.other_actor", f"Il tiro è dichiarato per {attacker}, il post è di {actor}.",
                     T.R_ATTACK, roll=it.index, expected=actor, found=attacker)
         target = _canon(state, label.targets[0]) if label.targets else None
         w = _technique(state, label.techniques[0]) if label.techniques else None
@@ -674,7 +676,7 @@ class Starfinder:
         face, used, faces = self._better(g, ctx, T.R_ATTACK)
         ca, kind = self._target_ca(state, label, target, w, it, ctx)
         if face is None:
-            ctx.add("ruling.needed", "warning", "La pagina non mostra il risultato del d20: esito da decidere.",
+            ctx.add("ruling.needed", "La pagina non mostra il risultato del d20: esito da decidere.",
                     T.R_ATTACK, roll=it.index)
             return state
         bonus = expected_bonus if expected_bonus is not None else it.roll.constant
@@ -684,18 +686,18 @@ class Starfinder:
         crit = False
         if face == 1:
             hit = False
-            ctx.add("starfinder.natural_one", "info", "1 naturale: l'attacco fallisce sempre.", T.R_NATURAL,
+            ctx.add("starfinder.natural_one", "1 naturale: l'attacco fallisce sempre.", T.R_NATURAL,
                     roll=used, expected=ca, found=total)
         elif face == 20:
             hit = True
             crit = bool(state.settings["natural_20_critical"])
-            ctx.add("starfinder.natural_twenty", "info",
+            ctx.add("starfinder.natural_twenty",
                     "20 naturale: l'attacco colpisce sempre" + (" ed è un Colpo Critico." if crit else "."),
                     T.R_NATURAL, roll=used, expected=ca, found=total,
                     assumption="natural_20_critical" if crit else None)
         elif ca is None:
             hit = None
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Non conosco la {kind} di {target or 'del bersaglio'}: scrivila nell'etichetta "
                     f"(`vs {kind} N`) o nel registro.", rule_ca, roll=it.index, expected=kind, found=None)
         else:
@@ -704,19 +706,19 @@ class Starfinder:
             verified = expected_bonus is not None
             note = (f" (bonus corretto {bonus:+d}; il tiro aveva {it.roll.constant:+d})"
                     if verified and bonus != it.roll.constant else "")
-            ctx.add("outcome.hit" if hit else "outcome.miss", "info",
+            ctx.add("outcome.hit" if hit else "outcome.miss",
                     f"{'Colpito' if hit else 'Mancato'}: {face} {bonus:+d} = {total} contro {kind} {ca}{note}.",
                     rule_ca, roll=used, expected=ca, found=total, face=face, bonus=bonus, verified=verified,
                     rendered_total=it.roll.total, target=target, critical=crit)
         if hit and target:
             return self._resolve_damage(state, g, attacker, target, w, mode, crit, ctx)
         if hit and g.damage:
-            ctx.add("ruling.needed", "warning", "Colpito, ma l'etichetta non dice chi è il bersaglio "
+            ctx.add("ruling.needed", "Colpito, ma l'etichetta non dice chi è il bersaglio "
                     "(`(Attaccante vs Bersaglio)`): danni da applicare a mano.", T.R_DAMAGE, roll=g.damage[0].index,
                     expected="bersaglio", found=None)
             return state
         if g.damage:
-            ctx.add("starfinder.damage_on_miss", "warning", "L'attacco non è andato a segno: i danni non si applicano.",
+            ctx.add("starfinder.damage_on_miss", "L'attacco non è andato a segno: i danni non si applicano.",
                     T.R_DAMAGE, roll=g.damage[0].index, expected=0, found=len(g.damage))
         return state
 
@@ -730,7 +732,7 @@ class Starfinder:
         dice = str(w.extra.get("danni") or w.extra.get("danno") or "") if w else ""
         m = re.fullmatch(r"\s*(\d+)\s*d\s*(\d+)\s*", dice)
         if m and (int(m.group(1)), int(m.group(2))) != (r.count, r.sides):
-            ctx.add("dice.wrong_die", "error", f"I danni di {w.name} sono {m.group(1)}d{m.group(2)}, non "
+            ctx.add("dice.wrong_die", f"I danni di {w.name} sono {m.group(1)}d{m.group(2)}, non "
                     f"{r.count}d{r.sides}.", T.R_DAMAGE, roll=it.index,
                     expected=f"{m.group(1)}d{m.group(2)}", found=f"{r.count}d{r.sides}")
         c = _char(state, attacker)
@@ -742,21 +744,21 @@ class Starfinder:
             if T.ability_of(name) == "Forza":
                 seen_strength = True
                 if adds_strength is False:
-                    ctx.add("starfinder.strength_on_ranged", "error",
+                    ctx.add("starfinder.strength_on_ranged",
                             "Il modificatore di Forza non si aggiunge ai danni delle granate né degli attacchi a "
                             "distanza che non sono da lancio.", T.R_STRENGTH, roll=it.index, expected=0, found=amount)
                 elif strength is not None and amount != strength:
-                    ctx.add("dice.modifier_mismatch", "error", f"Il modificatore di Forza di {attacker} è "
+                    ctx.add("dice.modifier_mismatch", f"Il modificatore di Forza di {attacker} è "
                             f"{strength:+d}, non {amount:+d}.", T.R_STRENGTH, roll=it.index,
                             expected=strength, found=amount, term="Forza")
             else:
                 others += amount
         if label.modifiers and sum(a for a, _ in label.modifiers) != r.constant:
-            ctx.add("dice.modifier_mismatch", "error", "I modificatori scritti nell'etichetta non corrispondono al "
+            ctx.add("dice.modifier_mismatch", "I modificatori scritti nell'etichetta non corrispondono al "
                     f"dado lanciato {r.expression}.", T.R_DAMAGE, roll=it.index,
                     expected=sum(a for a, _ in label.modifiers), found=r.constant)
         if adds_strength and strength and not seen_strength:
-            ctx.add("dice.missing_modifier", "error",
+            ctx.add("dice.missing_modifier",
                     f"Con un'arma da mischia o da lancio si aggiunge ai danni il modificatore di Forza ({strength:+d}).",
                     T.R_STRENGTH, roll=it.index, expected=strength, found=0, term="Forza")
         if adds_strength is None or (adds_strength and strength is None) or not label.modifiers and r.constant:
@@ -785,11 +787,11 @@ class Starfinder:
         mults = ([crit_mult] if crit else []) + [m for m, _ in declared]
         combined = T.combine_multipliers(mults)
         if not g.damage:
-            ctx.add("starfinder.damage_missing", "warning", "L'attacco è andato a segno ma manca il tiro dei danni.",
+            ctx.add("starfinder.damage_missing", "L'attacco è andato a segno ma manca il tiro dei danni.",
                     T.R_DAMAGE, roll=g.head.index, expected=combined, found=0)
             return state
         if len(mults) > 1:
-            ctx.add("starfinder.multipliers_combined", "info",
+            ctx.add("starfinder.multipliers_combined",
                     f"Moltiplicatori {' e '.join('×' + str(m) for m in mults)} combinati: ×{combined} "
                     f"(si tira il danno {combined} volte), non ×{_product(mults)}.",
                     T.R_MULTIPLY_TWICE, roll=g.damage[0].index, expected=combined, found=_product(mults),
@@ -800,7 +802,7 @@ class Starfinder:
             values.append(v)
         if len(g.damage) != combined:
             literal = len(g.damage) == 1 and any(m > 1 for m, _ in g.damage[0].label.multipliers)
-            ctx.add("starfinder.multiplied_not_rolled" if literal else "starfinder.damage_roll_count", "error",
+            ctx.add("starfinder.multiplied_not_rolled" if literal else "starfinder.damage_roll_count",
                     (f"Il danno moltiplicato ×{combined} non si moltiplica: si tira il danno (con i modificatori) "
                      f"{combined} volte e si sommano i risultati." if literal else
                      f"Servono {combined} tiri dei danni (con i modificatori), ne trovo {len(g.damage)}."),
@@ -809,7 +811,7 @@ class Starfinder:
             if literal:
                 return state
         if any(v is None for v in values):
-            ctx.add("ruling.needed", "warning", "La pagina non mostra il risultato dei danni.", T.R_DAMAGE,
+            ctx.add("ruling.needed", "La pagina non mostra il risultato dei danni.", T.R_DAMAGE,
                     roll=g.damage[0].index)
             return state
         total = sum(values)  # type: ignore[arg-type]
@@ -823,23 +825,23 @@ class Starfinder:
         nonlethal = total < 1
         dmg = 1 if nonlethal else total
         if stated is not None and stated != dmg:
-            ctx.add("damage.miscalculated", "error", f"I danni sono {dmg}, non {stated}.", T.R_DAMAGE, roll=roll,
+            ctx.add("damage.miscalculated", f"I danni sono {dmg}, non {stated}.", T.R_DAMAGE, roll=roll,
                     expected=dmg, found=stated, assumption=assumption)
         if nonlethal:
-            ctx.add("starfinder.minimum_damage", "info",
+            ctx.add("starfinder.minimum_damage",
                     f"Le penalità portano i danni a {total}: il colpo infligge comunque 1 Danno Non Letale.",
                     T.R_MIN_DAMAGE, roll=roll, expected=1, found=total)
         state = self._ensure(state, target)
         f = state.fighters[target]
         if f.ps is None or f.pf is None:
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"Non conosco i PS/PF di {target}: {dmg} danni da applicare a mano (registro o schema).",
                     T.R_POOLS, roll=roll, expected=dmg, found=None, target=target)
             return state
         ps_loss = min(f.ps, dmg)
         pf_loss = min(f.pf, dmg - ps_loss)
         if nonlethal and pf_loss and state.settings["nonlethal_at_zero_ps"] == "master":
-            ctx.add("ruling.needed", "warning",
+            ctx.add("ruling.needed",
                     f"{target} non ha più PS: il testo non dice cosa fa un Danno Non Letale ai PF. Decide il master.",
                     T.R_MIN_DAMAGE, roll=roll, expected=None, found=1, assumption="nonlethal_at_zero_ps")
             pf_loss = 0
@@ -848,12 +850,12 @@ class Starfinder:
                     touched=f.touched or not f.seen, since=f.since + owed)
         parts = ([f"PS {f.ps + ps_loss} → {f.ps}"] if ps_loss or not pf_loss else []) + (
             [f"PF {f.pf + pf_loss} → {f.pf}"] if pf_loss else [])
-        ctx.add("outcome.damage", "info", f"{target} subisce {dmg} danni da {source}: " + ", ".join(parts) + ".",
+        ctx.add("outcome.damage", f"{target} subisce {dmg} danni da {source}: " + ", ".join(parts) + ".",
                 T.R_POOLS, roll=roll, expected=dmg, found=total, target=target, ps_loss=ps_loss, pf_loss=pf_loss,
                 assumption=assumption)
         if f.pf == 0 and pf_loss and not f.has("Privo di Sensi"):
             f = f.with_cond("Privo di Sensi", "Morente", drop=("Stabilizzato",))
-            ctx.add("starfinder.dying", "warning",
+            ctx.add("starfinder.dying",
                     f"{target} arriva a 0 PF: è Privo di Sensi e Morente, perde 1 PR per round finché non viene "
                     "stabilizzato.", T.R_POOLS, roll=roll, expected=0, found=f.pf, fighter=target)
         return self._set(state, f)
@@ -869,7 +871,7 @@ class Starfinder:
             ts = {"tipo": str(ts)}
         targets = [_canon(state, t) for t in label.targets]
         if not ts or not targets:
-            ctx.add("starfinder.damage_without_attack", "warning",
+            ctx.add("starfinder.damage_without_attack",
                     "Tiro dei danni senza un tiro per colpire a segno né un effetto con tiro salvezza: non applicato.",
                     T.R_DAMAGE, roll=it.index, expected="Attacco a segno o effetto con TS", found="solo danni")
             return state
@@ -884,7 +886,7 @@ class Starfinder:
                 state = self._ensure(state, t)
                 pend.append(PendingSave(ctx.post.id, attacker or "", t, tech.name, save or "Riflessi", result, cd,
                                         value, assumption=assumption))
-                ctx.add("starfinder.save_required", "info",
+                ctx.add("starfinder.save_required",
                         f"{t} deve effettuare un Tiro Salvezza su {save or 'Riflessi'} CD {cd} contro {tech.name} "
                         f"({result} se riesce).", T.R_SAVES, roll=it.index, expected=cd, found=None, target=t,
                         assumption=assumption)
@@ -925,7 +927,7 @@ class Starfinder:
                 penalties = sum(a for a, n in it.label.modifiers if "gittata" in fold(n) and a < 0)
                 computed += penalties
         if computed is not None and stated is not None and stated != computed:
-            ctx.add("starfinder.dc_mismatch", "error", f"La CD di {tech.name} è {computed} ({parts}), non {stated}.",
+            ctx.add("starfinder.dc_mismatch", f"La CD di {tech.name} è {computed} ({parts}), non {stated}.",
                     T.R_DC if "non competente" not in parts else T.R_WEAPON_PROF, roll=it.index,
                     expected=computed, found=stated)
         return (computed if computed is not None else stated), None
@@ -947,12 +949,12 @@ class Starfinder:
         for amount, name in label.modifiers:
             ab = T.ability_of(name)
             if ab and save and ab != T.SAVE_ABILITY[save] and ab in T.SAVE_ABILITY.values():
-                ctx.add("starfinder.wrong_save_ability", "error",
+                ctx.add("starfinder.wrong_save_ability",
                         f"Ai tiri salvezza su {save} si applica il modificatore di {T.SAVE_ABILITY[save]}, non di {ab}.",
                         T.R_SAVE_TYPES, roll=it.index, expected=T.SAVE_ABILITY[save], found=ab)
         declared = sum(a for a, _ in label.modifiers)
         if label.modifiers and declared != it.roll.constant:
-            ctx.add("dice.modifier_mismatch", "error", "I modificatori scritti nell'etichetta non corrispondono "
+            ctx.add("dice.modifier_mismatch", "I modificatori scritti nell'etichetta non corrispondono "
                     f"al dado lanciato {it.roll.expression}.", T.R_SAVES, roll=it.index,
                     expected=declared, found=it.roll.constant)
         saves = (c.extra.get("TS") if c else None) or {}
@@ -966,7 +968,7 @@ class Starfinder:
         if reg_bonus is not None:
             expected_bonus = reg_bonus + (extras if label.modifiers else 0)
             if (core if label.modifiers else it.roll.constant) != reg_bonus:
-                ctx.add("dice.modifier_mismatch", "error",
+                ctx.add("dice.modifier_mismatch",
                         f"Il bonus al tiro salvezza su {save} di {saver} è {reg_bonus:+d}.", T.R_SAVES,
                         roll=it.index, expected=reg_bonus, found=core if label.modifiers else it.roll.constant)
         # which effect is being saved against
@@ -979,34 +981,34 @@ class Starfinder:
         if pend is None:
             for p in state.pending:
                 if p.target == saver:
-                    ctx.add("starfinder.wrong_save", "error",
+                    ctx.add("starfinder.wrong_save",
                             f"{p.technique} richiede un tiro salvezza su {p.save}, non su {save}.", T.R_SAVE_TYPES,
                             roll=it.index, expected=p.save, found=save)
                     break
         cd = label.numbers.get("CD")
         if pend is not None and pend.cd is not None:
             if cd is not None and cd != pend.cd:
-                ctx.add("starfinder.dc_mismatch", "error", f"La CD di {pend.technique} è {pend.cd}, non {cd}.",
+                ctx.add("starfinder.dc_mismatch", f"La CD di {pend.technique} è {pend.cd}, non {cd}.",
                         T.R_DC, roll=it.index, expected=pend.cd, found=cd)
             cd = pend.cd
         face, used, _ = self._better(g, ctx, T.R_SAVES)
         if face is None or cd is None:
-            ctx.add("ruling.needed", "warning", "Manca il risultato del d20 o la CD: esito del tiro salvezza da decidere.",
+            ctx.add("ruling.needed", "Manca il risultato del d20 o la CD: esito del tiro salvezza da decidere.",
                     T.R_DC, roll=it.index, expected=cd, found=face)
             return state, None
         bonus = expected_bonus if expected_bonus is not None else it.roll.constant
         total = face + bonus
         if face == 1:
             ok = False
-            ctx.add("starfinder.natural_one", "info", "1 naturale: il tiro salvezza fallisce sempre.",
+            ctx.add("starfinder.natural_one", "1 naturale: il tiro salvezza fallisce sempre.",
                     T.R_SAVE_NATURAL, roll=used, expected=cd, found=total)
         elif face == 20:
             ok = True
-            ctx.add("starfinder.natural_twenty", "info", "20 naturale: il tiro salvezza riesce sempre.",
+            ctx.add("starfinder.natural_twenty", "20 naturale: il tiro salvezza riesce sempre.",
                     T.R_SAVE_NATURAL, roll=used, expected=cd, found=total)
         else:
             ok = total >= cd
-        ctx.add("outcome.save_success" if ok else "outcome.save_failure", "info",
+        ctx.add("outcome.save_success" if ok else "outcome.save_failure",
                 f"Tiro salvezza su {save}: {face} + {bonus} = {total} contro CD {cd}: "
                 + ("superato." if ok else "fallito."), T.R_SAVES, roll=used, expected=cd, found=total,
                 face=face, bonus=bonus, verified=expected_bonus is not None)
@@ -1020,16 +1022,16 @@ class Starfinder:
             return self._apply(state, ctx, p.target, p.damage, p.technique, roll) if p.damage is not None else state
         if p.result == "Nega" or p.damage is None:
             if p.result == "Parziale":
-                ctx.add("ruling.needed", "info",
+                ctx.add("ruling.needed",
                         f"{p.technique}: tiro salvezza superato, si applica l'effetto inferiore della descrizione.",
                         T.R_SAVE_TERMS, roll=roll, expected="effetto parziale", found=None)
             return state
         if p.result == "Dimezza":
             half = p.damage // 2  # "si arrotonda sempre per difetto"
-            ctx.add("starfinder.half_damage", "info", f"Tiro salvezza superato: metà danno ({p.damage} → {half}).",
+            ctx.add("starfinder.half_damage", f"Tiro salvezza superato: metà danno ({p.damage} → {half}).",
                     T.R_SAVE_TERMS + " / " + T.R_ROUND, roll=roll, expected=half, found=p.damage)
             return self._apply(state, ctx, p.target, half, p.technique, roll) if half > 0 else state
-        ctx.add("ruling.needed", "info",
+        ctx.add("ruling.needed",
                 f"{p.technique}: tiro salvezza superato, si applica l'effetto inferiore della descrizione.",
                 T.R_SAVE_TERMS, roll=roll, expected="effetto parziale", found=None)
         return state
@@ -1043,11 +1045,11 @@ class Starfinder:
         state = replace(state, pending=rest)
         for p in mine:
             if renounced:
-                ctx.add("starfinder.save_renounced", "info",
+                ctx.add("starfinder.save_renounced",
                         f"{actor} rinuncia al tiro salvezza contro {p.technique} e ne accetta l'effetto.",
                         T.R_RENOUNCE, expected=p.save, found="rinuncia")
             else:
-                ctx.add("starfinder.save_missing", "warning",
+                ctx.add("starfinder.save_missing",
                         f"{actor} doveva tirare un Tiro Salvezza su {p.save} (CD {p.cd}) contro {p.technique}: "
                         "vale come fallito.", T.R_SAVES, expected=p.save, found=None)
             state = self._save_effect(state, p, False, ctx, None)
@@ -1070,14 +1072,14 @@ class Starfinder:
             if mx is None and res.max is not None:
                 updates[attr + "_max"] = res.max
             elif mx is not None and res.max is not None and res.max != mx:
-                ctx.add("registro.max_mismatch", "warning",
+                ctx.add("registro.max_mismatch",
                         f"I {key} massimi di {actor} sono {mx}, lo schema scrive {res.max}.",
                         T.R_POOLS, expected=mx, found=res.max, resource=key)
             if mine is None or fresh:
                 updates[attr] = res.current  # the first schema opens the fight's accounts
                 continue
             if res.current != mine:
-                ctx.add(f"registro.{key.lower()}_mismatch", "error",
+                ctx.add(_REGISTRO_MISMATCH[key],
                         f"{actor} dovrebbe avere {key} {mine}, lo schema scrive {res.current}.",
                         T.R_POOLS, expected=mine, found=res.current, resource=key)
         f = replace(f, **updates)
