@@ -256,12 +256,16 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _from_jsonable(tp: Any, value: Any) -> Any:
-    if value is None:
-        return None
     origin = get_origin(tp)
     if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
         args = [a for a in get_args(tp) if a is not type(None)]
         return _from_jsonable(args[0], value) if len(args) == 1 else value
+    if value is None:
+        if tp is Any:
+            return None
+        raise TypeError(f"null where {getattr(tp, '__name__', tp)} is required")
     if origin is Literal:
         if value not in get_args(tp):
             raise ValueError(f"{value!r} not one of {get_args(tp)}")
@@ -280,12 +284,20 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
         if not isinstance(value, dict):
             raise TypeError(f"expected an object for {tp.__name__}")
         hints = _hints(tp)
-        kwargs = {f.name: _from_jsonable(hints[f.name], value[f.name]) for f in fields(tp) if f.name in value}
+        kwargs = {}
+        for f in fields(tp):
+            if f.name in value:
+                try:
+                    kwargs[f.name] = _from_jsonable(hints[f.name], value[f.name])
+                except (TypeError, ValueError) as exc:
+                    raise type(exc)(f"{tp.__name__}.{f.name}: {exc}") from None
         return tp(**kwargs)
     if tp is Any:
         return value
     if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
+    if tp is int and isinstance(value, bool):
+        raise TypeError("expected int, got bool")
     if isinstance(tp, type) and not isinstance(value, tp):
         raise TypeError(f"expected {tp.__name__}, got {type(value).__name__}")
     return value
