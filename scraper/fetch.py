@@ -37,7 +37,6 @@ DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB, ignore the rest
-ROBOTS_FAILURE_TTL = 300.0  # seconds an unreachable robots.txt keeps the origin blocked before asking again
 CHUNK = 64 * 1024
 _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes "¹" and "٣"
 
@@ -591,10 +590,10 @@ class Fetcher:
         with self._robots_lock:  # one robots.txt request per origin, even with several threads
             entry = self._robots.get(origin)
             if entry is None or time.monotonic() > entry[0]:
-                parser, refusal, unreachable = self._load_robots(origin)
-                # an unreachable robots.txt blocks for minutes, not for the day a good answer is kept
-                ttl = ROBOTS_FAILURE_TTL if unreachable else self.policy.robots_max_age
-                entry = (time.monotonic() + ttl, parser, refusal)
+                # an unreachable robots.txt raises the fetch failure (the forum is down, we read nothing) and
+                # nothing is cached, so the next request asks again
+                parser, refusal = self._load_robots(origin)
+                entry = (time.monotonic() + self.policy.robots_max_age, parser, refusal)
                 self._robots[origin] = entry
         _, parser, refusal = entry
         if refusal:
@@ -606,8 +605,11 @@ class Fetcher:
             if delay:
                 self._host_state(url).crawl_delay = min(float(delay), self.policy.max_crawl_delay)
 
-    def _load_robots(self, origin: str) -> tuple[Protego | None, str | None, bool]:
-        """(parser or None for allow-all, refusal message or None, unreachable) per RFC 9309 §2.3.1."""
+    def _load_robots(self, origin: str) -> tuple[Protego | None, str | None]:
+        """(parser or None for allow-all, refusal message or None) per RFC 9309 §2.3.1.
+
+        Unreachable (network error, 5xx after retries) means complete disallow (§2.3.1.4): we read nothing and
+        raise the fetch failure itself, so the caller reports a forum that is down, not a robots.txt refusal."""
         url = origin + "/robots.txt"
         try:
             for _ in range(self.policy.max_redirects + 1):
@@ -618,20 +620,20 @@ class Fetcher:
                     continue
                 break
             else:
-                return None, None, False  # §2.3.1.2: after 5 redirects, as if there were no robots.txt
-        except (FetchFailed, HostNotAllowed) as exc:
-            # §2.3.1.4: unreachable (network errors, 5xx after retries) means complete disallow
-            return None, f"robots.txt di {origin} non raggiungibile ({exc.message}): lettura sospesa", True
+                return None, None  # §2.3.1.2: after 5 redirects, as if there were no robots.txt
+        except HostNotAllowed as exc:
+            return None, f"robots.txt di {origin} rimanda a un indirizzo non ammesso ({exc.message}): lettura sospesa"
         if 200 <= raw.status < 300:
             text = decode_text(raw.content, "utf-8")
-            return Protego.parse(text), None, False
+            return Protego.parse(text), None
         if raw.status in (401, 403):
             # RFC 9309 lets a crawler treat every 4xx as "no robots.txt"; a forum that refuses even its
             # robots.txt to us is read as refusing everything (the older, stricter convention).
-            return None, f"robots.txt di {origin} negato ({raw.status}): lettura non consentita", False
+            return None, f"robots.txt di {origin} negato ({raw.status}): lettura non consentita"
         if 400 <= raw.status < 500:
-            return None, None, False  # §2.3.1.3: unavailable, any path may be fetched
-        return None, f"robots.txt di {origin} non raggiungibile (stato {raw.status}): lettura sospesa", True
+            return None, None  # §2.3.1.3: unavailable, any path may be fetched
+        raise FetchFailed(f"il forum non risponde: robots.txt di {origin} in errore (stato {raw.status})",
+                          status=raw.status, url=url)
 
     def _exchange(self, url: str, headers: dict[str, str], max_bytes: int, *, truncate: bool = False) -> _Raw:
         """One logical request with retries/backoff; 429/5xx are retried, other statuses are returned."""
@@ -733,6 +735,9 @@ def _refused(message: str, reason: str) -> HostNotAllowed:
 def _is_timeout(exc: BaseException) -> bool:
     seen = 0
     while exc is not None and seen < 6:
+        # urllib3's NewConnectionError subclasses ConnectTimeoutError, but "connection refused" is no timeout
+        if isinstance(exc, urllib3.exceptions.NewConnectionError):
+            return False
         if isinstance(exc, (requests.exceptions.Timeout, urllib3.exceptions.TimeoutError, socket.timeout,
                             TimeoutError)):
             return True

@@ -64,6 +64,7 @@ DICE_MARK = "\ue000"  # private-use character: never in forum text we keep
 
 BLOCK = "\x01"  # a block boundary: one line break, however many nested blocks open or close there
 BR = "\x03"  # a <br> (or a newline inside <pre>): two in a row make a paragraph break
+# (_clean_lines_fast spells the two marks as literals: "\x01" is BLOCK, "\x03" is BR)
 _PARA = re.compile(r"\x03[ \x01]*\x03[ \x01\x03]*")
 _BREAK = re.compile(r"[ \x01\x03]*[\x01\x03][ \x01\x03]*")
 
@@ -121,17 +122,17 @@ def _clean_lines_fast(raw: str) -> str:
     BR) or a paragraph break (two BRs or more); lines come out stripped.
     """
     s = " ".join(raw.split())  # marks are no whitespace: they stay, with single spaces around them
-    if BLOCK not in s and BR not in s:
+    if "\x01" not in s and "\x03" not in s:
         return s
-    s = s.replace(" " + BLOCK, BLOCK).replace(BLOCK + " ", BLOCK).replace(" " + BR, BR).replace(BR + " ", BR)
-    while BLOCK + BLOCK in s:
-        s = s.replace(BLOCK + BLOCK, BLOCK)
-    if BR in s:
-        s = s.replace(BLOCK + BR, BR).replace(BR + BLOCK, BR)
-        while BR + BR + BR in s:
-            s = s.replace(BR + BR + BR, BR + BR)
-        s = s.replace(BR + BR, "\n\n").replace(BR, "\n")
-    return s.replace(BLOCK, "\n").strip()
+    s = s.replace(" \x01", "\x01").replace("\x01 ", "\x01").replace(" \x03", "\x03").replace("\x03 ", "\x03")
+    while "\x01\x01" in s:
+        s = s.replace("\x01\x01", "\x01")
+    if "\x03" in s:
+        s = s.replace("\x01\x03", "\x03").replace("\x03\x01", "\x03")
+        while "\x03\x03\x03" in s:
+            s = s.replace("\x03\x03\x03", "\x03\x03")
+        s = s.replace("\x03\x03", "\n\n").replace("\x03", "\n")
+    return s.replace("\x01", "\n").strip()
 
 
 def _text_content(el: etree._Element) -> str:

@@ -200,6 +200,7 @@ def test_counter_mixed_nature_both_hit_on_natural_defence():
     assert hits["Caio"].expected == "Pesante" and hits["Caio"].found == 130
     need = [v for v in a.posts[3].verdicts if v.code == "ruling.needed"]
     assert need and need[0].found == 190 and need[0].details["victim"] == "Tizio"
+    assert need[0].severity == "info"  # a ruling the master must make, shown as ⓘ
 
 
 def test_counter_other_level_fails_from_the_start():
@@ -422,6 +423,20 @@ def test_whole_maximum_cosmo_faints_the_residual_does_not():
               reg=reg)
     v = verdict(b, 2, "cosmo.fainted")
     assert v.expected == 400 and "Svenuto" in b.characters["Tizio"]["conditions"]
+    assert v.severity == "info"  # an outcome of the rule, as when one faints by choice
+
+
+def test_damage_on_a_defeated_fighter_is_an_immunity_not_an_attack_on_him():
+    """A counter that lands on an attacker the master has declared Sconfitto meanwhile: immune, no band to roll."""
+    label = "Contrattacco [Sblocco Potenziale Fisico] [Forza 250] [Reattività 235] (Caio vs Tizio)"
+    a = audit(enter("Tizio"), enter("Caio"), post("Tizio", ATTACK), master("Sconfitto: Tizio"),
+              post("Caio", label, rolls=(roll("1d100", (5,), label),)), reg=registry())
+    assert "outcome.counter_success" in codes(a, 4)
+    v = verdict(a, 4, "cosmo.defeated_immune")
+    assert (v.severity, v.expected, v.found) == ("info", 0, 20)
+    assert "cosmo.target_defeated" not in codes(a, 4)  # that one (error) is for attacking a Sconfitto
+    assert not [c for c in codes(a, 4) if c.startswith("outcome.damage")]
+    assert a.characters["Tizio"]["pv"] == 1000
 
 
 def test_entrance_attack_refused_unless_a_master_allows_it():
@@ -630,6 +645,7 @@ def test_counter_edge_cases_ask_for_a_ruling():
                  post("Caio", rolls=(roll("1d100", (5,), "Contrattacco [Sblocco Potenziale Fisico] [Forza 250] "
                                                          "[Reattività 235] (Caio vs Tizio)", authentic=False),)))
     assert "dice.not_authentic" in codes(fake, 3)
+    assert verdict(fake, 3, "dice.not_authentic").severity == "warning"  # one severity per code (docs/verdicts.md)
 
 
 def test_statuses_and_refusals():

@@ -269,11 +269,15 @@ def test_robots_crawl_delay_spaces_requests(local_forum, local_fetcher, sleeps):
     assert len(sleeps) == 3 and all(1.5 < s <= 2.0 for s in sleeps)
 
 
-@pytest.mark.parametrize("status,blocked", [(404, False), (410, False), (401, True), (403, True), (500, True)])
+@pytest.mark.parametrize("status,blocked", [(404, False), (410, False), (401, True), (403, True), (500, "down")])
 def test_robots_status_handling(local_forum, local_fetcher, status, blocked):
     local_forum.set_robots("irrelevant", status=status)
     path = local_forum.set_page("/?t=3", PAGE1)
-    if blocked:
+    if blocked == "down":  # unreachable: nothing read, reported as the forum's failure
+        with pytest.raises(FetchFailed) as info:
+            local_fetcher.get(local_forum.url(path))
+        assert not isinstance(info.value, BlockedByRobots) and info.value.status == 500
+    elif blocked:
         with pytest.raises(BlockedByRobots):
             local_fetcher.get(local_forum.url(path))
     else:
@@ -317,7 +321,7 @@ def test_connection_refused_is_a_named_failure(local_policy, sleeps):
     with pytest.raises(FetchFailed) as info:
         fetcher.get(f"http://127.0.0.1:{port}/?t=1")
     assert info.value.status is None and sleeps == [0.5, 1.0]
-    assert isinstance(info.value, ScrapeError)
+    assert type(info.value) is FetchFailed and isinstance(info.value, ScrapeError)
 
 
 CP1252_BODY = ("<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=iso-8859-1\">"
@@ -382,27 +386,34 @@ def test_charset_detection_order(data, ctype, expected):
     assert detect_encoding(data, ctype) == expected
 
 
-def test_unreachable_robots_is_asked_again_later_but_a_good_one_is_kept(local_forum, local_fetcher, monkeypatch):
-    import scraper.fetch as fetch_module
-
+def test_unreachable_robots_is_a_forum_failure_and_asked_again(local_forum, local_fetcher):
+    """A robots.txt answering 5xx: nothing is read (RFC 9309 §2.3.1.4) and the error says the forum is down,
+    with its status — not a robots.txt refusal; the next request asks again, a good answer is kept."""
     local_forum.set_robots("x", status=503)
     path = local_forum.set_page("/?t=3", PAGE1)
     fetcher = Fetcher(replace(local_fetcher.policy, retries=0))
-    with pytest.raises(BlockedByRobots, match="non raggiungibile"):
+    with pytest.raises(FetchFailed) as info:
         fetcher.get(local_forum.url(path))
+    assert type(info.value) is FetchFailed and info.value.status == 503
+    assert not local_forum.log_for(path)  # the page itself was never requested
     local_forum.set_robots("User-agent: *\nAllow: /\n")
-    with pytest.raises(BlockedByRobots):  # still within the failure TTL: not asked again
-        fetcher.get(local_forum.url(path))
-    monkeypatch.setattr(fetch_module, "ROBOTS_FAILURE_TTL", 0.0)
-    fetcher2 = Fetcher(replace(local_fetcher.policy, retries=0))
-    local_forum.set_robots("x", status=503)
-    with pytest.raises(BlockedByRobots):
-        fetcher2.get(local_forum.url(path))
-    local_forum.set_robots("User-agent: *\nAllow: /\n")
-    assert fetcher2.get(local_forum.url(path)).status == 200  # failure expired: robots.txt read again
-    assert fetcher2.get(local_forum.url(path)).status == 200
+    assert fetcher.get(local_forum.url(path)).status == 200  # forum back: robots.txt read again at once
+    assert fetcher.get(local_forum.url(path)).status == 200
     robots = [r for r in local_forum.requests_log if r.path == "/robots.txt"]
-    assert len(robots) == 3  # fetcher: 1; fetcher2: the failure, then one good answer kept
+    assert len(robots) == 2  # the failure, then one good answer kept
+
+
+def test_dead_forum_with_robots_on_is_fetch_failed_not_timeout(local_policy, sleeps):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    fetcher = Fetcher(replace(local_policy, obey_robots=True, retries=1))
+    with pytest.raises(FetchFailed) as info:
+        fetcher.get(f"http://127.0.0.1:{port}/?t=1")
+    assert type(info.value) is FetchFailed  # not FetchTimeout, not BlockedByRobots
+    assert info.value.status is None
 
 
 def test_size_cap_counts_decompressed_bytes(local_forum, local_fetcher):

@@ -395,6 +395,7 @@ def test_garbage_registry_values_are_ignored_not_fatal():
     a = audit(post("Aria", roll("1d100", (10,), "Potere [Scudo di Luce] (Aria vs Aria)")),
               post("Bruno", roll("1d6", (4,), "Rissa (Bruno vs Aria)")), reg=reg)
     assert "ruling.needed" in codes(a, 0)  # no usable value and no stated outcome
+    assert verdict(a, 0, "ruling.needed").severity == "info"
 
 
 def test_replay_resumes_from_previous_snapshot():
@@ -470,6 +471,7 @@ def test_slots_exceeded_stray_damage_and_not_authentic():
     assert "poteri.stray_damage" in codes(a, 0) and a.characters["Bruno"]["pd"] == 10
     a = audit(post("Aria", roll("1d100", (56,), "Potere [Dardo di Fuoco] (Aria vs Bruno) PF 1", authentic=False)))
     assert "dice.not_authentic" in codes(a, 0)
+    assert verdict(a, 0, "dice.not_authentic").severity == "warning"  # one severity per code
 
 
 def test_stated_partial_damage_checked_against_formula():

@@ -314,6 +314,7 @@ def test_not_authentic_and_wrong_die_on_attack():
     a = audit(post("Kira", roll("1d20+8", (15,), "Attacco [Pistola Laser] (Kira vs Drone): (+5 [BAB] +3 [Destrezza])",
                                 authentic=False)))
     assert "dice.not_authentic" in codes(a, 0)
+    assert verdict(a, 0, "dice.not_authentic").severity == "warning"  # one severity per code (docs/verdicts.md)
     a = audit(post("Kira", roll("1d12+8", (11,), "Attacco [Pistola Laser] (Kira vs Drone): (+5 [BAB] +3 [Destrezza])")))
     v = verdict(a, 0, "dice.wrong_die")
     assert (v.expected, v.found) == ("1d20", "1d12")
@@ -336,7 +337,7 @@ def test_zero_pf_unconscious_dying_then_pr_loss_then_death():
               post("Kira"),
               post("Drone", schema={"PS": (0, 6), "PF": (0, 8), "PR": (0, 1)}),  # round 3: at 0 PR → dead
               reg=reg)
-    assert "starfinder.dying" in codes(a, 1)
+    assert verdict(a, 1, "starfinder.dying").severity == "info"
     assert {"Privo di Sensi", "Morente"} <= set(a.posts[1].state["Drone"]["conditions"])
     v = verdict(a, 2, "starfinder.dying")
     assert (v.expected, v.found, v.assumption) == (0, 1, "round_rule")
@@ -656,3 +657,10 @@ def test_reroll_after_damage_is_late():
                    roll("1d20+8", (18,), "Ripetizione [Attacco] (Kira vs Drone)")))
     assert "starfinder.reroll_late" in codes(a, 0)
     assert "outcome.miss" in codes(a, 0)
+
+
+def test_roll_declared_for_another_character_is_noted():
+    a = audit(post("Drone", roll("1d20+8", (10,), "Attacco [Pistola Laser] (Kira vs Drone): (+5 [BAB] +3 [Destrezza])")))
+    v = verdict(a, 0, "starfinder.other_actor")
+    assert (v.severity, v.expected, v.found) == ("info", "Drone", "Kira")
+    assert "outcome.hit" in codes(a, 0)  # noted, not refused: the attack is Kira's

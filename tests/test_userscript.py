@@ -254,16 +254,43 @@ def test_refreshing_audit_is_said_and_not_cached(gm, canned_service, forum_serve
     assert len(canned_service.api_calls()) == 2
 
 
-def test_unknown_thread_is_audited_with_one_post(gm, canned_service, forum_server):
+def test_unknown_thread_is_audited_with_one_request(gm, canned_service, forum_server):
     fight = FIGHTS[2]
     key = forum_server.url + fight.canonical_path
     canned_service.postable[key] = canned_service.stored.pop(key)
     pg = gm.open(forum_server.url + fight.path)
     assert pg.evaluate("window.__arbitroDone[0]") == "drawn"
     calls = canned_service.api_calls()
-    assert [(c["method"], c["path"]) for c in calls] == [("GET", "/api/v1/threads"), ("POST", "/api/v1/audits")]
-    assert json.loads(calls[1]["body"]) == {"url": key}
+    assert [(c["method"], c["path"]) for c in calls] == [("GET", "/api/v1/threads")]
+    assert calls[0]["query"] == {"url": key, "create": "1"}
     assert pg.locator("arbitro-badge").count() == 4
+
+
+def test_first_audit_under_way_says_so_and_asks_again(gm, canned_service, forum_server):
+    fight = FIGHTS[0]
+    key = forum_server.url + fight.canonical_path
+    canned_service.postable[key] = canned_service.stored.pop(key)
+    canned_service.pending[key] = 1  # the service answers 202 once, then the audit
+    pg = gm.open(forum_server.url + fight.path, wait=False)
+    assert wait_done(pg) == "pending"
+    assert "Analisi in corso" in layer_text(pg, ".status")
+    assert pg.locator("arbitro-badge").count() == 0
+    assert wait_done(pg, count=2) == "drawn"  # asked again after Retry-After (1 s)
+    assert [c["query"].get("create") for c in canned_service.api_calls()] == ["1", "1"]
+    assert pg.locator("arbitro-badge").count() == 4
+    assert "Analisi in corso" not in layer_text(pg, ".status")
+
+
+def test_first_audit_under_way_then_not_a_fight_leaves_the_page_untouched(gm_factory, canned_service, forum_server):
+    path = "/viewtopic.php?t=399"
+    canned_service.pending[forum_server.url + path] = 1  # 202, then 422: no thread after all
+    plain = gm_factory(canned_service.url, with_script=False).new_page()
+    plain.goto(forum_server.url + path)
+    pg = gm_factory(canned_service.url).new_page()
+    pg.goto(forum_server.url + path)
+    assert wait_done(pg) == "pending"
+    assert wait_done(pg, count=2) == "untouched"
+    assert _dom(pg) == _dom(plain)
 
 
 def _dom(pg) -> str:
@@ -287,8 +314,13 @@ def test_pages_that_are_not_fights_are_untouched(case, gm_factory, canned_servic
     outcome = wait_done(pg)
     assert outcome == {"index": "not-a-thread", "no-fight": "untouched", "not-a-thread": "untouched"}[case]
     assert _dom(pg) == _dom(plain)
-    if case == "not-a-thread":  # unknown to the service, and the service says it is no thread: GET, POST, 422
-        assert [c["method"] for c in canned_service.api_calls()] == ["GET", "POST"]
+    if case == "not-a-thread":  # unknown to the service, and the service says it is no thread: one GET, 422
+        assert [(c["method"], c["query"].get("create")) for c in canned_service.api_calls()] == [("GET", "1")]
+        # remembered for the session: a reload does not ask again, and the page stays untouched
+        pg.reload()
+        assert wait_done(pg) == "untouched"
+        assert len(canned_service.api_calls()) == 1
+        assert _dom(pg) == _dom(plain)
 
 
 def _assert_page_usable(pg, fight):

@@ -118,10 +118,12 @@ class _ServiceHandler(_QuietHandler):
 
 @dataclass
 class CannedService:
-    """Stands in for the Flask service's two userscript endpoints with canned arbitro.audit/1 documents."""
+    """Stands in for the Flask service's userscript endpoint (`GET /api/v1/threads?url=…&create=1`, and the
+    `POST /api/v1/audits` of older scripts) with canned arbitro.audit/1 documents."""
 
     stored: dict[str, dict[str, Any]] = field(default_factory=dict)  # canonical url -> audit (GET answers 200)
-    postable: dict[str, dict[str, Any]] = field(default_factory=dict)  # url -> audit the POST "creates"
+    postable: dict[str, dict[str, Any]] = field(default_factory=dict)  # url -> audit a create (or POST) makes
+    pending: dict[str, int] = field(default_factory=dict)  # url -> how many 202s a create answers first
     override: tuple[int, Any] | None = None  # (status, body) for every request
     refreshing: bool = False
     delay: float = 0.0
@@ -133,9 +135,19 @@ class CannedService:
             return self.override
         if method == "GET" and path == "/api/v1/threads":
             url = query.get("url", "")
+            create = query.get("create") == "1"
+            if create and url not in self.stored and self.pending.get(url, 0) > 0:
+                # the first audit takes longer than the service waits: 202, ask again after Retry-After
+                self.pending[url] -= 1
+                return 202, {"thread_id": 1, "url": url, "ruleset": "guida", "refreshing": True, "retry_after": 1,
+                             "audit": None}
+            if create and url in self.postable:
+                self.stored[url] = self.postable.pop(url)
             if url in self.stored:
                 return 200, {"thread_id": 1, "fetched_at": "2026-11-30T12:00:00Z", "refreshing": self.refreshing,
                              "audit": self.stored[url]}
+            if create:
+                return 422, {"error": {"code": "not_a_thread", "message": "non è un thread", "details": {}}}
             return 404, {"error": {"code": "not_found", "message": "thread sconosciuto", "details": {}}}
         if method == "POST" and path == "/api/v1/audits":
             try:

@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest e95f237dc1bb). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest 5b99bafc47eb). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -179,6 +179,8 @@ const STRINGS = {
     saved: "Impostazioni salvate",
     loading: "Analisi del combattimento…",
     refreshing: "Audit in aggiornamento: i post più recenti potrebbero non essere ancora valutati.",
+    analysing: "Analisi in corso: il servizio sta leggendo il combattimento per la prima volta…",
+    analysisSlow: "L'analisi sta richiedendo più del previsto. Riprova tra poco.",
     stale: "Questa pagina ha post che il servizio non ha ancora valutato.",
     fetchedAt: "aggiornato",
     errNetwork: "Servizio Arbitro non raggiungibile. La pagina del forum funziona normalmente.",
@@ -240,6 +242,8 @@ const STRINGS = {
     saved: "Settings saved",
     loading: "Auditing the fight…",
     refreshing: "Audit being refreshed: the latest posts may not be checked yet.",
+    analysing: "Analysis under way: the service is reading this fight for the first time…",
+    analysisSlow: "The analysis is taking longer than expected. Try again shortly.",
     stale: "This page has posts the service has not checked yet.",
     fetchedAt: "updated",
     errNetwork: "Arbitro service unreachable. The forum page works as usual.",
@@ -800,7 +804,7 @@ registerPlatform({
 });
 
 // ---- 50_api.js ----
-// api: the one request per page view to the Arbitro service (GET the stored thread, else POST an audit), session-cached.
+// api: the one request per page view to the Arbitro service (GET the thread, created on first view), session-cached.
 
 const CACHE_PREFIX = "arbitro.audit.v1|";
 
@@ -831,15 +835,17 @@ function checkAudit(doc) {
   return doc;
 }
 
-// {thread_id, fetched_at, refreshing, audit} whichever endpoint answered.
+// One GET: the stored audit, or (create=1) the first audit of a thread the service has not seen yet.
+// {thread_id, fetched_at, refreshing, audit}, or {pending: true, retryAfter} when the first audit takes longer
+// than the service waits (202): the caller says "analisi in corso" and asks again after retryAfter seconds.
 async function requestThread(service, threadUrl, timeout) {
-  const getUrl = `${service}/api/v1/threads?url=${encodeURIComponent(threadUrl)}`;
-  let r = await gm.request({ method: "GET", url: getUrl, timeout });
-  if (r.status === 404) {
-    r = await gm.request({ method: "POST", url: `${service}/api/v1/audits`, body: { url: threadUrl }, timeout });
-    if (r.status < 200 || r.status >= 300) throw httpErrorFrom(r);
-    const audit = checkAudit(parseJsonBody(r.text));
-    return { thread_id: null, fetched_at: audit.thread && audit.thread.fetched_at, refreshing: false, audit };
+  const getUrl = `${service}/api/v1/threads?url=${encodeURIComponent(threadUrl)}&create=1`;
+  const r = await gm.request({ method: "GET", url: getUrl, timeout });
+  if (r.status === 202) {
+    const body = parseJsonBody(r.text);
+    const retry = isPlainObject(body) && Number.isFinite(body.retry_after) ? body.retry_after : 3;
+    return { pending: true, retryAfter: Math.min(Math.max(retry, 1), 30), audit: null,
+      thread_id: isPlainObject(body) ? body.thread_id : null };
   }
   if (r.status < 200 || r.status >= 300) throw httpErrorFrom(r);
   const body = parseJsonBody(r.text);
@@ -880,14 +886,42 @@ function auditIsBehind(audit, pageIds) {
   return pageIds.some((id) => !known.has(id) && Number(id) > last);
 }
 
+// "Not a fight here" (403/422) remembered for the session: such a page is not asked about again.
+function readNegative(key, maxAgeMs) {
+  try {
+    const entry = JSON.parse(sessionStorage.getItem(`${key}|no`) || "null");
+    if (!entry || typeof entry.t !== "number" || Date.now() - entry.t > maxAgeMs) return null;
+    return new HttpError(`HTTP ${entry.status}`, { status: entry.status, code: entry.code, cached: true });
+  } catch (_e) {
+    return null;
+  }
+}
+
+function writeNegative(key, err) {
+  try {
+    sessionStorage.setItem(`${key}|no`, JSON.stringify({ t: Date.now(), status: err.status, code: err.code }));
+  } catch (_e) {
+    // no session storage: the service remembers it too
+  }
+}
+
 async function loadAudit(settings, threadUrl, pageIds) {
   const service = serviceUrlOf(settings);
   if (!service) throw new ConfigError("service URL not set");
   const key = cacheKey(service, threadUrl);
-  const cached = readCache(key, settings.cacheSeconds * 1000);
+  const maxAge = settings.cacheSeconds * 1000;
+  const negative = readNegative(key, maxAge);
+  if (negative) throw negative;
+  const cached = readCache(key, maxAge);
   if (cached && !cached.refreshing && !auditIsBehind(cached.audit, pageIds)) return { ...cached, fromCache: true };
-  const fresh = await requestThread(service, threadUrl, settings.timeoutMs);
-  if (!fresh.refreshing) writeCache(key, fresh);
+  let fresh;
+  try {
+    fresh = await requestThread(service, threadUrl, settings.timeoutMs);
+  } catch (e) {
+    if (e instanceof HttpError && e.silent) writeNegative(key, e);
+    throw e;
+  }
+  if (!fresh.refreshing && !fresh.pending) writeCache(key, fresh);
   return { ...fresh, fromCache: false };
 }
 
@@ -1619,6 +1653,10 @@ function drawAudit(ctx, result) {
 }
 
 let RUNNING = null;
+// The first audit of a thread is being made (202): asked again after the service's Retry-After, a few times.
+const MAX_PENDING = 10;
+let PENDING_TRIES = 0;
+let PENDING_TIMER = null;
 
 // User-timing marks (free when nobody reads them): bench/bench_userscript.py measures the drawing with them.
 function mark(name) {
@@ -1649,7 +1687,10 @@ async function run(settings, notice) {
     result = await loadAudit(settings, ctx.threadUrl, pagePostIds(ctx));
   } catch (e) {
     // Not a fight, or a forum the service does not read: the page stays as it is.
-    if (e instanceof HttpError && e.silent) return announce("untouched");
+    if (e instanceof HttpError && e.silent) {
+      PENDING_TRIES = 0;
+      return announce("untouched");
+    }
     const err = e instanceof ArbitroError ? e : new ArbitroError(String(e));
     ensurePanel(ctx, themeFor(ctx.posts[0].el));
     setStatus(err.describe(), "error", () => restart(settings));
@@ -1658,6 +1699,8 @@ async function run(settings, notice) {
     OVERLAY.layer.setAttribute("data-error", err.name);
     return announce("error");
   }
+  if (result.pending) return waitForFirstAudit(ctx, settings, result.retryAfter);
+  PENDING_TRIES = 0;
   if (!isFight(result.audit)) return announce("untouched"); // a thread with no fight in it stays as it is
   mark("arbitro:draw-start");
   drawAudit(ctx, result);
@@ -1666,7 +1709,23 @@ async function run(settings, notice) {
   return announce("drawn");
 }
 
+// "Analisi in corso" in our panel only; if the thread turns out not to be a fight, restart() takes the panel away.
+function waitForFirstAudit(ctx, settings, retryAfter) {
+  ensurePanel(ctx, themeFor(ctx.posts[0].el));
+  OVERLAY.layer.setAttribute("data-state", "pending");
+  PENDING_TRIES += 1;
+  if (PENDING_TRIES > MAX_PENDING) {
+    PENDING_TRIES = 0;
+    setStatus(t("analysisSlow"), "error", () => restart(settings));
+    return announce("error");
+  }
+  setStatus(t("analysing"), "info");
+  PENDING_TIMER = setTimeout(() => restart(settings), retryAfter * 1000);
+  return announce("pending");
+}
+
 async function restart(settings, notice) {
+  clearTimeout(PENDING_TIMER);
   teardownOverlay();
   const s = settings || (await loadSettings());
   RUNNING = run(s, notice).catch(reportInternal);

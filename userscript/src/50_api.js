@@ -1,4 +1,4 @@
-// api: the one request per page view to the Arbitro service (GET the stored thread, else POST an audit), session-cached.
+// api: the one request per page view to the Arbitro service (GET the thread, created on first view), session-cached.
 
 const CACHE_PREFIX = "arbitro.audit.v1|";
 
@@ -29,15 +29,17 @@ function checkAudit(doc) {
   return doc;
 }
 
-// {thread_id, fetched_at, refreshing, audit} whichever endpoint answered.
+// One GET: the stored audit, or (create=1) the first audit of a thread the service has not seen yet.
+// {thread_id, fetched_at, refreshing, audit}, or {pending: true, retryAfter} when the first audit takes longer
+// than the service waits (202): the caller says "analisi in corso" and asks again after retryAfter seconds.
 async function requestThread(service, threadUrl, timeout) {
-  const getUrl = `${service}/api/v1/threads?url=${encodeURIComponent(threadUrl)}`;
-  let r = await gm.request({ method: "GET", url: getUrl, timeout });
-  if (r.status === 404) {
-    r = await gm.request({ method: "POST", url: `${service}/api/v1/audits`, body: { url: threadUrl }, timeout });
-    if (r.status < 200 || r.status >= 300) throw httpErrorFrom(r);
-    const audit = checkAudit(parseJsonBody(r.text));
-    return { thread_id: null, fetched_at: audit.thread && audit.thread.fetched_at, refreshing: false, audit };
+  const getUrl = `${service}/api/v1/threads?url=${encodeURIComponent(threadUrl)}&create=1`;
+  const r = await gm.request({ method: "GET", url: getUrl, timeout });
+  if (r.status === 202) {
+    const body = parseJsonBody(r.text);
+    const retry = isPlainObject(body) && Number.isFinite(body.retry_after) ? body.retry_after : 3;
+    return { pending: true, retryAfter: Math.min(Math.max(retry, 1), 30), audit: null,
+      thread_id: isPlainObject(body) ? body.thread_id : null };
   }
   if (r.status < 200 || r.status >= 300) throw httpErrorFrom(r);
   const body = parseJsonBody(r.text);
@@ -78,14 +80,42 @@ function auditIsBehind(audit, pageIds) {
   return pageIds.some((id) => !known.has(id) && Number(id) > last);
 }
 
+// "Not a fight here" (403/422) remembered for the session: such a page is not asked about again.
+function readNegative(key, maxAgeMs) {
+  try {
+    const entry = JSON.parse(sessionStorage.getItem(`${key}|no`) || "null");
+    if (!entry || typeof entry.t !== "number" || Date.now() - entry.t > maxAgeMs) return null;
+    return new HttpError(`HTTP ${entry.status}`, { status: entry.status, code: entry.code, cached: true });
+  } catch (_e) {
+    return null;
+  }
+}
+
+function writeNegative(key, err) {
+  try {
+    sessionStorage.setItem(`${key}|no`, JSON.stringify({ t: Date.now(), status: err.status, code: err.code }));
+  } catch (_e) {
+    // no session storage: the service remembers it too
+  }
+}
+
 async function loadAudit(settings, threadUrl, pageIds) {
   const service = serviceUrlOf(settings);
   if (!service) throw new ConfigError("service URL not set");
   const key = cacheKey(service, threadUrl);
-  const cached = readCache(key, settings.cacheSeconds * 1000);
+  const maxAge = settings.cacheSeconds * 1000;
+  const negative = readNegative(key, maxAge);
+  if (negative) throw negative;
+  const cached = readCache(key, maxAge);
   if (cached && !cached.refreshing && !auditIsBehind(cached.audit, pageIds)) return { ...cached, fromCache: true };
-  const fresh = await requestThread(service, threadUrl, settings.timeoutMs);
-  if (!fresh.refreshing) writeCache(key, fresh);
+  let fresh;
+  try {
+    fresh = await requestThread(service, threadUrl, settings.timeoutMs);
+  } catch (e) {
+    if (e instanceof HttpError && e.silent) writeNegative(key, e);
+    throw e;
+  }
+  if (!fresh.refreshing && !fresh.pending) writeCache(key, fresh);
   return { ...fresh, fromCache: false };
 }
 

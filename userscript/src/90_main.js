@@ -71,6 +71,10 @@ function drawAudit(ctx, result) {
 }
 
 let RUNNING = null;
+// The first audit of a thread is being made (202): asked again after the service's Retry-After, a few times.
+const MAX_PENDING = 10;
+let PENDING_TRIES = 0;
+let PENDING_TIMER = null;
 
 // User-timing marks (free when nobody reads them): bench/bench_userscript.py measures the drawing with them.
 function mark(name) {
@@ -101,7 +105,10 @@ async function run(settings, notice) {
     result = await loadAudit(settings, ctx.threadUrl, pagePostIds(ctx));
   } catch (e) {
     // Not a fight, or a forum the service does not read: the page stays as it is.
-    if (e instanceof HttpError && e.silent) return announce("untouched");
+    if (e instanceof HttpError && e.silent) {
+      PENDING_TRIES = 0;
+      return announce("untouched");
+    }
     const err = e instanceof ArbitroError ? e : new ArbitroError(String(e));
     ensurePanel(ctx, themeFor(ctx.posts[0].el));
     setStatus(err.describe(), "error", () => restart(settings));
@@ -110,6 +117,8 @@ async function run(settings, notice) {
     OVERLAY.layer.setAttribute("data-error", err.name);
     return announce("error");
   }
+  if (result.pending) return waitForFirstAudit(ctx, settings, result.retryAfter);
+  PENDING_TRIES = 0;
   if (!isFight(result.audit)) return announce("untouched"); // a thread with no fight in it stays as it is
   mark("arbitro:draw-start");
   drawAudit(ctx, result);
@@ -118,7 +127,23 @@ async function run(settings, notice) {
   return announce("drawn");
 }
 
+// "Analisi in corso" in our panel only; if the thread turns out not to be a fight, restart() takes the panel away.
+function waitForFirstAudit(ctx, settings, retryAfter) {
+  ensurePanel(ctx, themeFor(ctx.posts[0].el));
+  OVERLAY.layer.setAttribute("data-state", "pending");
+  PENDING_TRIES += 1;
+  if (PENDING_TRIES > MAX_PENDING) {
+    PENDING_TRIES = 0;
+    setStatus(t("analysisSlow"), "error", () => restart(settings));
+    return announce("error");
+  }
+  setStatus(t("analysing"), "info");
+  PENDING_TIMER = setTimeout(() => restart(settings), retryAfter * 1000);
+  return announce("pending");
+}
+
 async function restart(settings, notice) {
+  clearTimeout(PENDING_TIMER);
   teardownOverlay();
   const s = settings || (await loadSettings());
   RUNNING = run(s, notice).catch(reportInternal);
