@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, current_app, request
 
-from .errors import NotFound
+from .errors import NotFound, ServiceError
 
 bp = Blueprint("userscript", __name__, url_prefix="/userscript")
 
@@ -15,10 +15,26 @@ URL_PLACEHOLDER = "__ARBITRO_SERVICE_URL__"
 HOST_PLACEHOLDER = "__ARBITRO_SERVICE_HOST__"
 
 
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+class ServiceUrlNotConfigured(ServiceError):
+    status = 503
+    code = "service_url_not_configured"
+    default_message = ("service_url non configurato: il userscript non può essere servito con un indirizzo preso "
+                       "dalla richiesta (intestazione Host) fuori da localhost")
+
+
 def service_url() -> str:
-    """The public URL of this service: configured, else the one this request reached."""
+    """The public URL of this service: configured; without one, the request's own URL only on loopback —
+    a Host header is the client's word, and a userscript (cached, installed by others) must not carry it."""
     cfg = current_app.config["ARBITRO"]
-    return (cfg.get("service_url") or request.host_url).rstrip("/")
+    if cfg.get("service_url"):
+        return str(cfg["service_url"]).rstrip("/")
+    host = urlsplit(request.host_url).hostname or ""
+    if host not in LOOPBACK_HOSTS:
+        raise ServiceUrlNotConfigured(details={"config_key": "service_url", "host": host})
+    return request.host_url.rstrip("/")
 
 
 def render_userscript(name: str, base_url: str) -> str:

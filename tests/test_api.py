@@ -268,11 +268,14 @@ def test_userscript_served_with_service_url(app, client, tmp_path, monkeypatch):
         "// ==UserScript==\n// @connect __ARBITRO_SERVICE_HOST__\n// @updateURL __ARBITRO_SERVICE_URL__/userscript/"
         "arbitro.meta.js\n// ==/UserScript==\nconst SERVICE = '__ARBITRO_SERVICE_URL__';\n", encoding="utf-8")
     monkeypatch.setattr(us, "DIST", dist)
-    resp = client.get("/userscript/arbitro.user.js", base_url="http://arbitro.example.org:8080")
+    # no service_url configured: the request's own URL only on loopback, never a client's Host header
+    resp = client.get("/userscript/arbitro.user.js", base_url="http://evil.example:666")
+    assert resp.status_code == 503 and "service_url" in resp.get_data(as_text=True)
+    resp = client.get("/userscript/arbitro.user.js", base_url="http://127.0.0.1:8080")
     text = resp.get_data(as_text=True)
     assert resp.status_code == 200 and "javascript" in resp.mimetype
-    assert "// @connect arbitro.example.org\n" in text
-    assert "// @updateURL http://arbitro.example.org:8080/userscript/arbitro.meta.js" in text
+    assert "// @connect 127.0.0.1\n" in text
+    assert "// @updateURL http://127.0.0.1:8080/userscript/arbitro.meta.js" in text
     assert "__ARBITRO" not in text
     app.config["ARBITRO"]["service_url"] = "https://arbitro.gdr.it/"
     text = client.get("/userscript/arbitro.user.js").get_data(as_text=True)
@@ -287,8 +290,9 @@ def test_real_userscript_served_with_placeholders_replaced(client):
 
     if not (DIST / "arbitro.user.js").exists():
         pytest.fail("userscript/dist/arbitro.user.js missing: run python3 userscript/build.py")
+    client.application.config["ARBITRO"]["service_url"] = "http://arbitro.local:9000"
     for name in ("arbitro.user.js", "arbitro.meta.js"):
-        text = client.get(f"/userscript/{name}", base_url="http://arbitro.local:9000").get_data(as_text=True)
+        text = client.get(f"/userscript/{name}", base_url="http://other.host").get_data(as_text=True)
         assert "==UserScript==" in text and "__ARBITRO_SERVICE" not in text
         assert re.search(r"@connect\s+arbitro\.local\b", text)
         assert re.search(r"@updateURL\s+http://arbitro\.local:9000/userscript/arbitro\.meta\.js", text)

@@ -664,3 +664,9 @@ def test_roll_declared_for_another_character_is_noted():
     v = verdict(a, 0, "starfinder.other_actor")
     assert (v.severity, v.expected, v.found) == ("info", "Drone", "Kira")
     assert "outcome.hit" in codes(a, 0)  # noted, not refused: the attack is Kira's
+
+
+def test_save_without_its_type_says_so_in_italian():
+    a = audit(post("Drone", roll("1d20+2", (1,), "Tiro Salvezza (Drone) CD 99")))
+    v = verdict(a, 0, "outcome.save_failure")
+    assert "None" not in v.message and "tipo non indicato" in v.message and (v.expected, v.found) == (99, 3)

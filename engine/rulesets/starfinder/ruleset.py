@@ -982,7 +982,7 @@ class Starfinder:
             for p in state.pending:
                 if p.target == saver:
                     ctx.add("starfinder.wrong_save",
-                            f"{p.technique} richiede un tiro salvezza su {p.save}, non su {save}.", T.R_SAVE_TYPES,
+                            f"{p.technique} richiede un tiro salvezza su {p.save}, non su {save or '(tipo non indicato)'}.", T.R_SAVE_TYPES,
                             roll=it.index, expected=p.save, found=save)
                     break
         cd = label.numbers.get("CD")
@@ -1009,7 +1009,7 @@ class Starfinder:
         else:
             ok = total >= cd
         ctx.add("outcome.save_success" if ok else "outcome.save_failure",
-                f"Tiro salvezza su {save}: {face} + {bonus} = {total} contro CD {cd}: "
+                f"Tiro salvezza su {save or '(tipo non indicato)'}: {face} + {bonus} = {total} contro CD {cd}: "
                 + ("superato." if ok else "fallito."), T.R_SAVES, roll=used, expected=cd, found=total,
                 face=face, bonus=bonus, verified=expected_bonus is not None)
         if pend is None:
