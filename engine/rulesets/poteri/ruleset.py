@@ -260,7 +260,7 @@ class Poteri:
                 state, used = self._cast(state, it, p, poster, items, ctx)
                 consumed.update(used)
             elif it.kind == "damage" and it.index not in consumed:
-                ctx.add("poteri.stray_damages",
+                ctx.add("poteri.stray_damage",
                         "Tiro dei danni senza un Potere di Attacco a cui riferirsi: non applicato.",
                         T.R_DAMAGE, roll=it.index, expected="Potere di Attacco", found="solo danni")
             elif it.kind in ("rissa", "weapon"):
