@@ -67,7 +67,7 @@ def metadata(version: str) -> str:
     lines = [
         ("name", "Arbitro"),
         ("name:it", "Arbitro — arbitro dei combattimenti GdR"),
-        ("namespace", "https://github.com/arbitro-gdr/arbitro"),
+        ("namespace", "arbitro-gdr"),  # a plain name: Arbitro has no public home page to point at
         ("version", version),
         ("description", "Verdicts, state and 'your turn' hints of play-by-forum fights, on the forum page"),
         ("description:it", "Verdetti, stato dei personaggi e \"Tocca a…\" dei combattimenti GdR, sulla pagina del forum"),

@@ -1,7 +1,7 @@
 // ==UserScript==
 // @name           Arbitro
 // @name:it        Arbitro — arbitro dei combattimenti GdR
-// @namespace      https://github.com/arbitro-gdr/arbitro
+// @namespace      arbitro-gdr
 // @version        0.1.0
 // @description    Verdicts, state and 'your turn' hints of play-by-forum fights, on the forum page
 // @description:it Verdetti, stato dei personaggi e "Tocca a…" dei combattimenti GdR, sulla pagina del forum
