@@ -2,10 +2,12 @@
 
 Both are timed in the same run on the same bytes (every committed HTML fixture page), as CPU time of
 this process; the ratio full / bare is what matters (target ≤ 2.0), never the absolute timings.
+Each page is parsed both ways in turn, `--rounds` times, and the best time of each counts: a pass of
+a few milliseconds is rarely disturbed by other jobs on a shared machine, a whole 100 ms pass often is.
 The pages carry their platforms' real chrome and weight (fixtures/README.md, "Page weights"); the
-per-platform lines time each skin's pages the same way (best of interleaved passes).
+per-platform lines sum the same per-page timings by platform/skin.
 
-    python bench/bench_parse.py [--rounds N] [--profile]
+    python bench/bench_parse.py [--rounds N] [--per-platform] [--profile]
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import lxml.html  # noqa: E402
 from scraper.parse import parse_page  # noqa: E402
 
 TARGET = 2.0
+FETCHED_AT = "2026-11-09T12:00:00+01:00"
 
 
 def fixture_entries() -> list[dict]:
@@ -44,59 +47,58 @@ def bare(pages: list[tuple[bytes, str]]) -> None:
 
 def full(pages: list[tuple[bytes, str]]) -> None:
     for data, url in pages:
-        page = parse_page(data, url, fetched_at="2026-11-09T12:00:00+01:00")
+        page = parse_page(data, url, fetched_at=FETCHED_AT)
         assert page.posts
 
 
-def best_of(fn, pages, rounds: int) -> float:
-    """Best CPU time of `rounds` passes: process time, not wall time, so other jobs on a shared
-    machine do not count; best-of keeps the least disturbed pass (cache, frequency)."""
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.process_time()
-        fn(pages)
-        best = min(best, time.process_time() - t0)
-    return best
-
-
-def run(rounds: int = 15) -> dict[str, float]:
-    pages = fixture_pages()
-    full(pages)  # warm caches (compiled XPath, regexes) outside the timing
-    bare(pages)
-    # Interleave so both see the same machine load.
+def time_page(data: bytes, url: str, rounds: int) -> tuple[float, float]:
+    """Best CPU time of bare and of full parsing of one page over `rounds` interleaved tries (process
+    time, not wall time, so other processes do not count; the best try is the least disturbed one)."""
+    clock = time.process_time
     t_bare = t_full = float("inf")
-    for _ in range(3):
-        t_bare = min(t_bare, best_of(bare, pages, rounds))
-        t_full = min(t_full, best_of(full, pages, rounds))
+    for _ in range(rounds):
+        t0 = clock()
+        lxml.html.fromstring(data)
+        t1 = clock()
+        page = parse_page(data, url, fetched_at=FETCHED_AT)
+        t2 = clock()
+        assert page.posts
+        t_bare = min(t_bare, t1 - t0)
+        t_full = min(t_full, t2 - t1)
+    return t_bare, t_full
+
+
+def run(rounds: int = 30) -> dict:
+    entries = fixture_entries()
+    pages = [((ROOT / "fixtures" / e["path"]).read_bytes(), e["url"]) for e in entries]
+    full(pages)  # warm caches (compiled XPath, regexes, imports) outside the timing
+    bare(pages)
+    t_bare = t_full = 0.0
+    groups: dict[str, list[float]] = {}
+    for e, (data, url) in zip(entries, pages):
+        b, f = time_page(data, url, rounds)
+        t_bare += b
+        t_full += f
+        g = groups.setdefault(f"{e['platform']}/{e['skin']}", [0, 0.0, 0.0, 0.0])
+        g[0] += 1
+        g[1] += len(data) / 1024
+        g[2] += b
+        g[3] += f
     n = len(pages)
-    return {"pages": n, "bare_pages_s": n / t_bare, "full_pages_s": n / t_full, "ratio": t_full / t_bare,
-            "kb": sum(len(d) for d, _ in pages) / 1024}
-
-
-def per_platform(rounds: int) -> list[tuple[str, int, float, float]]:
-    """(platform/skin, pages, average KB, ratio) for each skin's pages, timed as `run` does."""
-    groups: dict[str, list[tuple[bytes, str]]] = {}
-    for e in fixture_entries():
-        groups.setdefault(f"{e['platform']}/{e['skin']}", []).append(
-            ((ROOT / "fixtures" / e["path"]).read_bytes(), e["url"]))
-    out = []
-    for name, pages in groups.items():
-        t_bare = t_full = float("inf")
-        for _ in range(3):
-            t_bare = min(t_bare, best_of(bare, pages, rounds))
-            t_full = min(t_full, best_of(full, pages, rounds))
-        out.append((name, len(pages), sum(len(d) for d, _ in pages) / 1024 / len(pages), t_full / t_bare))
-    return out
+    return {"pages": n, "kb": sum(len(d) for d, _ in pages) / 1024, "bare_pages_s": n / t_bare,
+            "full_pages_s": n / t_full, "ratio": t_full / t_bare,
+            "platforms": [(name, int(g[0]), g[1] / g[0], g[3] / g[2]) for name, g in groups.items()]}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--profile", action="store_true", help="profile the full parse and print the top entries")
+    ap.add_argument("--rounds", type=int, default=30, help="tries per page (the best one counts)")
     ap.add_argument("--per-platform", action="store_true", help="also print the ratio of each platform/skin")
+    ap.add_argument("--profile", action="store_true", help="profile the full parse and print the top entries")
     args = ap.parse_args(argv)
     if args.profile:
         pages = fixture_pages()
+        full(pages)
         prof = cProfile.Profile()
         prof.enable()
         for _ in range(args.rounds):
@@ -110,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"full parse (Arbitro)  {r['full_pages_s']:10.1f} pages/s")
     print(f"ratio full/bare       {r['ratio']:10.2f}   (target ≤ {TARGET})")
     if args.per_platform:
-        for name, n, kb, ratio in per_platform(args.rounds):
+        for name, n, kb, ratio in r["platforms"]:
             print(f"  {name:22s} {n:2d} pages, {kb:5.0f} KB a page   ratio {ratio:6.2f}")
     return 0
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import re
 
@@ -74,20 +75,21 @@ def test_every_namespaced_code_is_in_its_ruleset_page_with_its_severity_and_an_e
         assert len(cells) >= 4 and "«" in cells[3], f"docs/rulesets/{rid}.md: {code} has no example"
 
 
+@functools.lru_cache(maxsize=None)
 def _emitted_codes() -> dict[str, list[str]]:
     """Every literal code the rulesets' source passes to a verdict, or spells as a code → where (file:line)."""
     from engine.verdicts import CODE_SEVERITY
 
     families = {c.split(".", 1)[0] for c in CODE_SEVERITY} | set(engine.available_rulesets())
     shaped = re.compile(r"^(%s)\.[a-z0-9_]+$" % "|".join(sorted(families)))
-    found: dict[str, list[str]] = {}
+    found: dict[str, set[str]] = {}
     for path in sorted(RULESET_SOURCES.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         where = f"{path.relative_to(RULESET_SOURCES.parent.parent)}"
         for node in ast.walk(tree):
             # any string spelled like a code of a known family (dict values, conditional codes, code=…)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and shaped.match(node.value):
-                found.setdefault(node.value, []).append(f"{where}:{node.lineno}")
+                found.setdefault(node.value, set()).add(f"{where}:{node.lineno}")
             if not isinstance(node, ast.Call):
                 continue
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
@@ -103,8 +105,8 @@ def _emitted_codes() -> dict[str, list[str]]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and "." in arg.value \
                         and " " not in arg.value:
                     # a literal code of a new family would escape the pattern above
-                    found.setdefault(arg.value, []).append(f"{where}:{node.lineno}")
-    return found
+                    found.setdefault(arg.value, set()).add(f"{where}:{node.lineno}")
+    return {code: sorted(places) for code, places in found.items()}
 
 
 def test_rulesets_emit_only_codes_of_the_table():

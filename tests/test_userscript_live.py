@@ -11,15 +11,21 @@ import requests
 
 from tests.plugins.browser import wait_done
 
+default_user_agent = pytest.importorskip("scraper.fetch").default_user_agent
+
 pytestmark = pytest.mark.browser
 
 pytest.importorskip("scraper.parse", reason="the scraper has not landed yet")
 pytest.importorskip("server.app", reason="the service has not landed yet")
 
-# (forum host, path of the thread's last page on that forum, platform key for the screenshot)
+# (forum host, path of the thread's last page on that forum, platform/skin key for the screenshot): every platform
+# and skin of fixtures/manifest.json
 THREADS = [
     ("bleach-gdr.forumfree.it", "/?t=62345678&st=15", "forumfree"),
+    ("tempio-antico.forumcommunity.net", "/?t=61110022", "forumfree-classic"),
     ("arena-shinigami.forumattivo.com", "/t87p20-arena-di-karakura-hollow-vs-quincy", "forumotion-phpbb3"),
+    ("tempio-kenshi.forumattivo.com", "/t42p5-duello-al-tempio-kenshi-vs-mizuki", "forumotion-phpbb2"),
+    ("ninja-gdr.forumattivo.it", "/t42p5-duello-al-tempio-kenshi-vs-mizuki", "forumotion-invision"),
     ("forum.karakura-gdr.it", "/viewtopic.php?t=312&start=15", "phpbb"),
 ]
 
@@ -67,22 +73,16 @@ def _no_page_scripts(route):
     route.fulfill(response=resp, headers={**resp.headers, "content-security-policy": "script-src 'unsafe-eval'"})
 
 
-@pytest.mark.parametrize("host,path,key", THREADS, ids=[t[2] for t in THREADS])
-def test_overlay_from_the_real_service(host, path, key, live_service, live_forum, gm_factory, build_dir):
-    forum = live_forum(host)
-    gm = gm_factory(live_service.url)
-    gm.context.route(forum.url("/") + "**", _no_page_scripts)
-    pg = gm.new_page()
-    pg.goto(forum.url(path))
-    assert wait_done(pg, timeout=60000) == "drawn"
+def _thread_url_asked(gm) -> str:
+    """The one request of the page view: GET /api/v1/threads?url=…&create=1. Returns the thread URL it named."""
+    assert [r["method"] for r in gm.http_log] == ["GET"], gm.http_log
+    parts = urllib.parse.urlsplit(gm.http_log[0]["url"])
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    assert parts.path == "/api/v1/threads" and query["create"] == "1"
+    return query["url"]
 
-    # first view of an unknown thread: GET (404), then POST creates the audit
-    assert [r["method"] for r in gm.http_log] == ["GET", "POST"]
-    thread_url = json.loads(gm.http_log[1]["data"])["url"]
-    r = requests.get(f"{live_service.url}/api/v1/threads", params={"url": thread_url}, timeout=30)
-    assert r.status_code == 200, r.text[:300]
-    audit = r.json()["audit"]
 
+def _expected_badges(pg, audit) -> dict:
     on_page = pg.evaluate("""() => [...document.querySelectorAll('[id]')].map(e => e.id)""")
     page_ids = {i[2:] if i.startswith("ee") else i[1:] for i in on_page if i[:2] == "ee" or i[:1] == "p"}
     page_ids |= set(pg.evaluate("""() => [...document.querySelectorAll('a[name^=entry]')].map(a => a.name.slice(5))"""))
@@ -93,10 +93,32 @@ def test_overlay_from_the_real_service(host, path, key, live_service, live_forum
         c = collections.Counter(v["severity"] for v in post["verdicts"])
         rulings = sum(1 for v in post["verdicts"] if "ruling" in v["code"] and v["severity"] == "info")
         expected[post["id"]] = (c["error"], c["warning"], rulings)
-    assert expected, "the audit has no post of this page"
-    got = {r[0]: tuple(r[1:]) for r in pg.locator("arbitro-badge").evaluate_all(
+    return expected
+
+
+def _badges(pg) -> dict:
+    return {r[0]: tuple(r[1:]) for r in pg.locator("arbitro-badge").evaluate_all(
         "els => els.map(e => [e.dataset.post, +e.dataset.errors, +e.dataset.warnings, +e.dataset.rulings])")}
-    assert got == expected
+
+
+@pytest.mark.parametrize("host,path,key", THREADS, ids=[t[2] for t in THREADS])
+def test_overlay_from_the_real_service(host, path, key, live_service, live_forum, gm_factory, build_dir):
+    forum = live_forum(host)
+    gm = gm_factory(live_service.url)
+    gm.context.route(forum.url("/") + "**", _no_page_scripts)
+    pg = gm.new_page()
+    pg.goto(forum.url(path))
+    assert wait_done(pg, timeout=60000) == "drawn"
+
+    # first view of an unknown thread: one request, which creates the audit
+    thread_url = _thread_url_asked(gm)
+    r = requests.get(f"{live_service.url}/api/v1/threads", params={"url": thread_url}, timeout=30)
+    assert r.status_code == 200, r.text[:300]
+    audit = r.json()["audit"]
+
+    expected = _expected_badges(pg, audit)
+    assert expected, "the audit has no post of this page"
+    assert _badges(pg) == expected
 
     # the tooltip of a post with errors shows the service's words
     worst = next((p for p in audit["posts"] if p["id"] in expected and expected[p["id"]][0]), None)
@@ -121,3 +143,36 @@ def test_overlay_from_the_real_service(host, path, key, live_service, live_forum
     (build_dir / "screenshots").mkdir(exist_ok=True)
     pg.screenshot(path=str(build_dir / "screenshots" / f"userscript-live-{key}.png"), full_page=True)
     assert gm.dialogs == []
+
+    # the next view of the thread is answered from the service's store: still one request, the forum not asked
+    forum.reset_log()
+    gm.http_log.clear()
+    pg2 = gm.new_page()
+    pg2.goto(forum.url(path))
+    assert wait_done(pg2, timeout=60000) == "drawn"
+    assert _thread_url_asked(gm) == thread_url
+    crawler = default_user_agent()
+    assert [e.path for e in forum.requests_log if e.user_agent == crawler] == []
+
+
+def test_legacy_gm_functions_only(live_service, live_forum, gm_factory, build_dir):
+    """An older manager: GM_xmlhttpRequest/GM_getValue/GM_setValue/GM_registerMenuCommand, no GM object."""
+    host, path, key = THREADS[-1]
+    forum = live_forum(host)
+    gm = gm_factory(live_service.url, legacy=True)
+    gm.context.route(forum.url("/") + "**", _no_page_scripts)
+    pg = gm.new_page()
+    pg.goto(forum.url(path))
+    assert pg.evaluate("typeof window.GM") == "undefined"
+    assert wait_done(pg, timeout=60000) == "drawn"
+    thread_url = _thread_url_asked(gm)
+    audit = requests.get(f"{live_service.url}/api/v1/threads", params={"url": thread_url}, timeout=30).json()["audit"]
+    assert _badges(pg) == _expected_badges(pg, audit)
+    assert pg.evaluate("window.__arbitroMenu.map(m => m.label)") == [
+        "Arbitro: impostazioni", "Arbitro: attiva/disattiva su questo forum"]
+    (build_dir / "screenshots").mkdir(exist_ok=True)
+    pg.screenshot(path=str(build_dir / "screenshots" / f"userscript-live-legacy-gm-{key}.png"), full_page=True)
+    # settings go through GM_setValue: switching the overlay off here is stored and honoured
+    pg.evaluate("window.__arbitroMenu[1].fn()")
+    assert wait_done(pg, count=2, timeout=30000) == "disabled"
+    assert "settings" in gm.store and pg.locator("arbitro-badge").count() == 0

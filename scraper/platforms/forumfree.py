@@ -28,9 +28,8 @@ _TITLE_SUFFIX = re.compile(r"\s*[|\-–]\s*[^|\-–]*$")
 # Document-wide expressions name the tag first and use `descendant::…[1]` where one node is enough:
 # libxml2 then tests a name before any string predicate and stops at the first hit (10–50× cheaper on
 # a 150 KB page than `//*[contains(@class, …)]//a`).
-X_POSTS = f"descendant::li[starts-with(@id, 'ee')][{has_class('post')}]"
-X_CLASSIC_ANCHORS = "descendant::a[starts-with(@name, 'entry')]"
-X_HAS_CLASSIC_ANCHOR = "descendant::a[starts-with(@name, 'entry')][1]"
+X_POSTS = f"descendant::li/@id[starts-with(., 'ee')]/parent::li[{has_class('post')}]"
+X_CLASSIC_ANCHORS = "descendant::a/@name[starts-with(., 'entry')]/parent::a"
 X_NICK = Css(".nick a, .normalname a")
 X_WHEN = Css(".when")
 X_GROUP = Css(".u_group")
@@ -60,7 +59,7 @@ class ForumFree:
         host_bonus = 0.05 if _is_ff_host(host_of(url)) else 0.0
         if doc_xpath(doc, X_POSTS):
             return 0.9 + host_bonus
-        anchors = xp(X_HAS_CLASSIC_ANCHOR)(doc)
+        anchors = doc_xpath(doc, X_CLASSIC_ANCHORS)
         if anchors and xp(X_CLASSIC_BODY)(doc):
             return 0.7 + host_bonus
         return 0.0
@@ -90,7 +89,7 @@ class ForumFree:
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         else:
             skin = "ff-classic"
-            for anchor in xp(X_CLASSIC_ANCHORS)(doc):
+            for anchor in doc_xpath(doc, X_CLASSIC_ANCHORS):
                 m = _ENTRY.match(anchor.get("name") or "")
                 table = next(anchor.iterancestors("table"), None)
                 if not m or table is None:

@@ -34,7 +34,8 @@ _LABEL_LINE = re.compile(r"^\s*(?:lancio|lanci|tiro|dado|dadi)\s*[:\-]\s*(.+?)\s
 _VS_LINE = re.compile(r"^\s*([A-Za-zÀ-ÿ][^\n]{0,80}?\([^()\n]*\b(?:vs|contro)\b[^()\n]*\)\s*:.*)$", re.I)
 
 # Document-wide expressions: tag first, `[1]` where one node is enough (see forumfree.py).
-X_POST_ANY = "descendant::*[@id][starts-with(@id, 'p')][contains(@class, 'post')]"
+# Through the id attributes: libxml2 tests an attribute axis far faster than a predicate on every element.
+X_POST_ANY = "descendant::*/@id[starts-with(., 'p')]/parent::*[contains(@class, 'post')]"
 X_GENERATOR = "descendant::meta[@name='generator'][contains(@content, 'orumotion')][1]"
 X_ILLIWEB = "descendant::script[contains(@src, 'illiweb.com')][1] | descendant::img[contains(@src, 'illiweb.com')][1]"
 X_PAGE_LINKS = "descendant::a[contains(@href, '/t')]/@href"

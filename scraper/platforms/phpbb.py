@@ -22,7 +22,7 @@ DICEBOX_PATTERN = (r"(?P<expr>\d{0,3}\s?[dD]\s?\d{1,4}(?:\s*[+-]\s*\d{1,5})*)\s*
                    r"(?P<faces>\d{1,4}(?:\s*[,+ ]\s*\d{1,4}){0,99})\s*=>\s*(?P<total>-?\d{1,6})")
 
 # Document-wide expressions: tag first, `[1]` where one node is enough (see forumfree.py).
-X_POSTS = f"descendant::div[starts-with(@id, 'p')][{has_class('post')}]"
+X_POSTS = f"descendant::div/@id[starts-with(., 'p')]/parent::div[{has_class('post')}]"
 X_PROFILE = f"descendant::dl[{has_class('postprofile')}][1]"
 X_MEMBERLIST = "descendant::a[contains(@href, 'memberlist.php')][1]"
 X_AUTHOR = (f".//dl[{has_class('postprofile')}]//a[{has_class('username')} or {has_class('username-coloured')}]"

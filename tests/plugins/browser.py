@@ -258,6 +258,30 @@ GM_STUB = r"""
 """
 
 
+# An older manager (Tampermonkey/Violentmonkey before GM.*, Greasemonkey 3): only the GM_* functions, synchronous
+# storage, no `GM` object. Values live in the page (seeded from the harness store) and are mirrored test-side.
+LEGACY_GM_STUB = r"""
+(() => {
+  if (window.top !== window) return;
+  window.__arbitroMenu = [];
+  window.__arbitroDone = [];
+  document.addEventListener("arbitro:done", (e) => window.__arbitroDone.push(e.detail));
+  const values = __SEED__;
+  window.GM_xmlhttpRequest = (o) => {
+    window.__arbitroHttp({method: o.method, url: o.url, headers: o.headers || {}, data: o.data ?? null,
+                          timeout: o.timeout || 0}).then((r) => {
+      if (r.error === "timeout") o.ontimeout && o.ontimeout({});
+      else if (r.error) o.onerror && o.onerror({error: r.error});
+      else o.onload && o.onload({status: r.status, responseText: r.text, finalUrl: o.url});
+    });
+  };
+  window.GM_getValue = (k, d) => (k in values ? values[k] : d);
+  window.GM_setValue = (k, v) => { values[k] = v; window.__arbitroStore("set", k, v); };
+  window.GM_registerMenuCommand = (label, fn) => { window.__arbitroMenu.push({label, fn}); };
+})();
+"""
+
+
 @dataclass
 class GMHarness:
     """A browser context whose pages get the GM stub and the userscript; GM storage and HTTP live test-side."""
@@ -268,10 +292,15 @@ class GMHarness:
     http_log: list[dict[str, Any]] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
 
+    legacy: bool = False  # only GM_* functions, no GM object
+
     def install(self, with_script: bool = True) -> None:
         self.context.expose_binding("__arbitroHttp", self._http)
         self.context.expose_binding("__arbitroStore", self._store)
-        self.context.add_init_script(GM_STUB)
+        if self.legacy:
+            self.context.add_init_script(LEGACY_GM_STUB.replace("__SEED__", json.dumps(self.store)))
+        else:
+            self.context.add_init_script(GM_STUB)
         if with_script:
             src = userscript_source(self.service_url)
             # @run-at document-idle: after the DOM is parsed, like the managers do.
@@ -577,16 +606,17 @@ def canned_service(forum_server: ForumServer):
 
 @pytest.fixture()
 def gm_factory(browser) -> Any:
-    """gm_factory(service_url, with_script=True) -> GMHarness on a fresh context (clipboard allowed)."""
+    """gm_factory(service_url, with_script=True, legacy=False) -> GMHarness on a fresh context (clipboard allowed);
+    `legacy`: an older manager with only the GM_* functions."""
     contexts: list[Any] = []
 
-    def make(service_url: str, with_script: bool = True, **ctx_args: Any) -> GMHarness:
+    def make(service_url: str, with_script: bool = True, legacy: bool = False, **ctx_args: Any) -> GMHarness:
         ctx = browser.new_context(viewport=ctx_args.pop("viewport", {"width": 1280, "height": 900}), locale="it-IT",
                                   permissions=["clipboard-read", "clipboard-write"], **ctx_args)
         contexts.append(ctx)
         # No network in tests but loopback: the fixture pages link forum CDNs, and a hostile post redirects away.
         ctx.route(re.compile(r"^(?!(https?://127\.0\.0\.1[:/]|data:|blob:|about:))"), lambda route: route.abort())
-        gm = GMHarness(ctx, service_url)
+        gm = GMHarness(ctx, service_url, legacy=legacy)
         gm.install(with_script)
         return gm
 
