@@ -22,7 +22,7 @@ BLOCK_TAGS = frozenset({
 })
 CELL_TAGS = frozenset({"td", "th"})
 _STRUCT_TAGS = frozenset({"blockquote", "details"})  # structure even without a class
-_SLOW_TAGS = _STRUCT_TAGS | CELL_TAGS | {"a"}  # never on the inline fast path of `_Walker.walk`
+_PLAIN_SPECIAL = CELL_TAGS | {"a"}  # unclassed but not only walked: cell separators, links (`_plain`)
 
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
 _QUOTE_HEAD_AUTHOR = re.compile(r"\(\s*([^@()]+?)\s*@")
@@ -208,9 +208,11 @@ class _Walker:
                 elif tag != "img":  # emoticons and decorations are not text
                     # `node`'s checks are done: straight to the element (depth counted as `node` does)
                     self.depth += 1
-                    if (tag not in _SLOW_TAGS and child.get("class") is None and child.get("id") is None
+                    if (child.get("class") is None and tag not in _STRUCT_TAGS and child.get("id") is None
                             and not (tag == "table" and self.pending)):
-                        if tag in BLOCK_TAGS:
+                        if tag in _PLAIN_SPECIAL:
+                            self._plain(child, tag, buf, scan, pre, own)
+                        elif tag in BLOCK_TAGS:
                             buf.append(BLOCK)
                             if own:
                                 sbuf.append(BLOCK)
@@ -330,7 +332,7 @@ class _Walker:
         if tag == "a" and in_own:
             href = (el.get("href") or "").strip()
             if href.lower().startswith(("http://", "https://", "/", "./", "?")):
-                self.links.append((href, _WS.sub(" ", _text_content(el)).strip()))
+                self.links.append((href, collapse_ws(_text_content(el))))
         if tag in CELL_TAGS:
             prev = el.getprevious()
             if prev is not None and isinstance(prev.tag, str) and prev.tag.lower() in CELL_TAGS:

@@ -237,7 +237,8 @@ class Refresher:
 
     def is_stale(self, rec: ThreadRecord) -> bool:
         # a stored audit with no fight in it is asked again only after `negative_ttl`
-        after = float(self.cfg["negative_ttl"] if self._not_fight.get(rec.id) == rec.audit_id else self.cfg["refresh_after"])
+        no_fight = rec.audit_id is not None and self._not_fight.get(rec.id) == rec.audit_id
+        after = float(self.cfg["negative_ttl"] if no_fight else self.cfg["refresh_after"])
         return rec.checked_ts is None or self.clock() - rec.checked_ts >= after
 
     def negative(self, rec: ThreadRecord) -> dict[str, Any] | None:

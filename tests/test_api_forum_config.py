@@ -58,6 +58,10 @@ def test_url_mode_forum_ruleset(make_app, ff):
     assert client.get("/api/v1/threads", query_string={"url": ff.thread_url}).get_json()["ruleset"] == "cosmo"
     r = client.post("/api/v1/audits", json={"url": ff.thread_url, "ruleset": "guida"})
     assert r.get_json()["ruleset"] == "guida"
+    # readers keep getting the forum's ruleset, not whichever audit of the URL was made last
+    assert client.get("/api/v1/threads", query_string={"url": ff.thread_url}).get_json()["ruleset"] == "cosmo"
+    assert client.get("/api/v1/threads", query_string={"url": ff.thread_url, "ruleset": "guida"}
+                      ).get_json()["ruleset"] == "guida"
 
 
 def test_url_mode_section_read_from_the_page(make_app, ff):
@@ -126,6 +130,18 @@ def test_bad_forum_config_fails_at_start(server_config, tmp_path, toml, needle):
 
     with pytest.raises(ConfigError, match=needle):
         _app(server_config, tmp_path, toml)
+
+
+def test_forum_config_path_relative_to_the_config_file(tmp_path):
+    from server.config import load_config
+
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "arbitro.toml").write_text('forum_config = "forums.toml"\n')
+    cfg = load_config(config_file=tmp_path / "conf" / "arbitro.toml", environ={})
+    assert cfg["forum_config"] == str(tmp_path / "conf" / "forums.toml")
+    cfg = load_config(environ={"ARBITRO_FORUM_CONFIG": "/etc/arbitro/forums.toml"})
+    assert cfg["forum_config"] == "/etc/arbitro/forums.toml"
+    assert load_config(environ={})["forum_config"] == ""
 
 
 # --- arbitro audit ---------------------------------------------------------------------------------------

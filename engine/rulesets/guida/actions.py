@@ -193,7 +193,10 @@ def phase_of(spec: ActionSpec, sides: int, *, defensive_open: bool, has_incoming
     """Which phase a roll of `spec` belongs to. Actions of one phase only are that phase; for the
     Contrattacco family (1d18 in Fase Difensiva, 1d12 in Fase Offensiva) the die decides, then the context:
     the first one while attacks are incoming is the defensive one, the next its offensive follow-up."""
-    phases = spec.phases()
+    phases = _PHASES.get(spec.key)
+    if phases is None or phases[0] is not spec:  # not one of the table's specs: ask it
+        phases = (spec, spec.phases())
+    phases = phases[1]
     if len(phases) == 1:
         return phases[0]
     if spec.die_difensiva and spec.die_offensiva and spec.die_difensiva != spec.die_offensiva:
@@ -206,6 +209,10 @@ def phase_of(spec: ActionSpec, sides: int, *, defensive_open: bool, has_incoming
             return "difensiva"
         return "offensiva"
     return "difensiva" if defensive_open and has_incoming else "offensiva"
+
+
+# The phases of each action of the table, computed once (phase_of runs for every roll).
+_PHASES: dict[str, tuple[ActionSpec, tuple[Phase, ...]]] = {k: (a, a.phases()) for k, a in ACTIONS.items()}
 
 
 # --- factors (labels of the modifiers in a dice tag) ----------------------------------------------

@@ -114,12 +114,24 @@ _STATIC_MAX = 8192
 _NO_BONUSES: frozenset[str] = frozenset()
 
 
+def label_key(tag: DiceLabel | None) -> tuple[Any, ...] | None:
+    """What the checks read of a parsed label (action, techniques, modifiers), as plain values: a cache key
+    cheaper to hash and compare than the DiceLabel and its Modifiers (generated, Python-level __hash__/__eq__)."""
+    if tag is None:
+        return None
+    return tag.action, tag.techniques, tuple([(m.amount, m.label) for m in tag.modifiers])
+
+
 def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, destrezza: int | None,
           destrezza_schema: int | None, requirements: tuple[Requirement, ...] = (),
-          allowed_bonuses: frozenset[str] = _NO_BONUSES, attack: bool = False) -> RollCheck:
-    """`check_roll` without building a RollContext (the step's hot path)."""
+          allowed_bonuses: frozenset[str] = _NO_BONUSES, attack: bool = False,
+          tag_key: tuple[Any, ...] | None = None) -> RollCheck:
+    """`check_roll` without building a RollContext (the step's hot path); `tag_key` = label_key(roll.tag) when
+    the caller has it already."""
+    if tag_key is None and roll.tag is not None:
+        tag_key = label_key(roll.tag)
     key = (roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
-           roll.tag, spec.key, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack)
+           tag_key, spec.key, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack)
     st = _STATIC.get(key)
     if st is None:
         if len(_STATIC) >= _STATIC_MAX:
@@ -341,15 +353,23 @@ def requirement_stacks(f: Fighter, spec: ActionSpec, phase: Phase) -> list[Requi
 
 def requirement_declared(roll: Roll, spec: ActionSpec, phase: Phase, multi: str | None) -> list[Requirement]:
     """Maluses the label itself declares: Sbalzo −2, Costrizione Impropria −2, Bersagli Multipli mirati −2."""
-    return list(_declared(roll.tag, roll.label, spec, phase, multi))
+    return list(declared(label_key(roll.tag), roll.label, spec, phase, multi))
+
+
+def declared(tag_key: tuple[Any, ...] | None, label: str, spec: ActionSpec, phase: Phase,
+             multi: str | None) -> tuple[Requirement, ...]:
+    """`requirement_declared` from the label's key (label_key), as a tuple."""
+    if phase != "offensiva" or spec.role == "difensiva" and not spec.counter:
+        return ()
+    return _declared(tag_key[0] if tag_key else None, tag_key[1] if tag_key else None, label, multi)
 
 
 @lru_cache(maxsize=4096)
-def _declared(tag: DiceLabel | None, label: str, spec: ActionSpec, phase: Phase, multi: str | None) -> tuple[Requirement, ...]:
+def _declared(action: str | None, techniques: tuple[str, ...] | None, label: str,
+              multi: str | None) -> tuple[Requirement, ...]:
+    """The maluses an offensive roll's label declares (techniques None: the roll has no parsed label)."""
     out: list[Requirement] = []
-    if phase != "offensiva" or spec.role == "difensiva" and not spec.counter:
-        return ()
-    head = normalise(" ".join(((tag.action or "") if tag else label,) + (tuple(tag.techniques) if tag else ())))
+    head = normalise(" ".join(((action or "") if techniques is not None else label,) + tuple(techniques or ())))
     words = head.split()
     if "sbalzo" in words or "sbalzare" in words:
         out.append(Requirement("sbalzo", T.SBALZO_DICHIARATO_COLPIRE, "Sbalzo", P_SBALZO, False))

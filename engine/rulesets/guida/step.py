@@ -18,15 +18,15 @@ from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
 from .checks import (
-    _NO_BONUSES, Requirement, RollCheck, RollContext, _declared, check, check_roll, live_stat, multi_kind,
-    requirement_declared, requirement_stacks,
+    _NO_BONUSES, Requirement, RollCheck, RollContext, check, check_roll, declared as declared_requirements,
+    label_key, live_stat, multi_kind, requirement_declared, requirement_stacks,
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
     P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA, P_FLUSSO,
     P_INIZIALE, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed, verdict,
 )
-from .state import EMPTY, DueDamage, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map
+from .state import EMPTY, DueDamage, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -37,6 +37,10 @@ _STACK_DECL = re.compile(
     r"incendio|congelamento)", re.IGNORECASE)
 _PREPARAZIONE = re.compile(r"\bpreparazione\b", re.IGNORECASE)
 _DIFESA_NULLA = re.compile(r"\bdifesa\s+nulla\b", re.IGNORECASE)
+# Fast constructors of the state's frozen dataclasses (state.maker): the step builds several per post.
+_Incoming = maker(Incoming)
+_Hit = maker(Hit)
+_DueDamage = maker(DueDamage)
 ONE = Fraction(1)
 HALF = Fraction(1, 2)
 DAMAGE_KINDS = {"normale", "puro", "semi-puro", "semipuro", "aggiuntivo", "ambientale", "cura"}
@@ -106,7 +110,15 @@ def character_of(state: GuidaState, post: Post) -> str:
 def _resolve_name(state: GuidaState, name: str | None) -> str | None:
     if not name:
         return None
-    return state.aliases.get(name.strip().lower(), name.strip())
+    key, stripped = _name_keys(name)
+    return state.aliases.get(key, stripped)
+
+
+@lru_cache(maxsize=4096)
+def _name_keys(name: str) -> tuple[str, str]:
+    """(alias key, name as written without spaces around): the same few names come back in every label."""
+    stripped = name.strip()
+    return stripped.lower(), stripped
 
 
 class _Post:
@@ -194,7 +206,7 @@ def _fase_iniziale_stacks(p: _Post) -> None:
     fi = S.fase_iniziale(f.stacks, f.turn, _veleni(p.state.registry))
     due = list(f.due)
     for d in fi.damages:
-        due.append(DueDamage(d.amount, "PV", f.name, d.steps[0] if d.steps else d.kind, p.post.id, "motore"))
+        due.append(_DueDamage(d.amount, "PV", f.name, d.steps[0] if d.steps else d.kind, p.post.id, "motore"))
     costr = tuple(c for c in f.costrizioni if c not in fi.broken)
     p.me = evolve(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
                    costrizione=f.costrizione if costr else None, allentamento=f.allentamento if costr else 0)
@@ -384,6 +396,16 @@ def _armatura(reg: Registry, target: str) -> D.Armatura | None:
     return None
 
 
+def _stated_all(calc: DamageCalc) -> dict[str, float | None]:
+    """`_stated` for every name of the calculation at once: lower-cased name → its first term's value."""
+    out: dict[str, float | None] = {}
+    for t in calc.terms:
+        key = t.name.lower()
+        if key not in out:
+            out[key] = t.value if math.isfinite(t.value) else None
+    return out
+
+
 def _stated(calc: DamageCalc, name: str) -> float | None:
     for t in calc.terms:
         if t.name.lower() == name.lower():
@@ -413,9 +435,11 @@ def _evaluate(calc: DamageCalc) -> int | None:
 
 @lru_cache(maxsize=2048)
 def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None, bonus: int | None,
-             mult: Fraction, reasons: str, armatura: D.Armatura | None, minimo: int,
+             mult_num: int, mult_den: int, reasons: str, armatura: D.Armatura | None, minimo: int,
              blocca_puri: str = "meta_potenziale") -> D.DamageResult | None:
-    """The damage.py formula for these numbers (cached: fights repeat the same numbers turn after turn)."""
+    """The damage.py formula for these numbers (cached: fights repeat the same numbers turn after turn; the
+    multiplier comes as numerator and denominator, cheaper to hash than a Fraction)."""
+    mult = Fraction(mult_num, mult_den)
     mults = [D.Multiplier(mult, reasons)] if mult != 1 else []
     if kind == "puro" and potenziale is not None and bonus is not None:
         return D.danno_puro(potenziale, bonus, armatura=armatura, multipliers=mults, armatura_blocca_puri=blocca_puri)
@@ -455,20 +479,22 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tupl
         pot += T.MULTIPLI_POTENZA_PER_BERSAGLIO * (atk.n_targets - 1)
     target = state.fighters.get(atk.target)
     res = live_stat(target, "Costituzione") if target else None
-    if calc is not None:
-        if pot is None and _stated(calc, "Potenza") is not None:
-            pot, basis = int(_stated(calc, "Potenza")), "dichiarato"
-        if potenziale is None and _stated(calc, "Potenziale") is not None:
-            potenziale, basis = int(_stated(calc, "Potenziale")), "dichiarato"
-            if bonus is None and _stated(calc, "Bonus Statistica") is not None:
-                bonus = int(_stated(calc, "Bonus Statistica"))
+    if calc is not None and calc.terms and (pot is None or potenziale is None or res is None):
+        stated = _stated_all(calc)
+        if pot is None and stated.get("potenza") is not None:
+            pot, basis = int(stated["potenza"]), "dichiarato"
+        if potenziale is None and stated.get("potenziale") is not None:
+            potenziale, basis = int(stated["potenziale"]), "dichiarato"
+            if bonus is None and stated.get("bonus statistica") is not None:
+                bonus = int(stated["bonus statistica"])
             if pot is None and bonus is not None:
                 pot = potenziale + bonus
-        if res is None and _stated(calc, "Resistenza") is not None:
-            res, basis = int(_stated(calc, "Resistenza")), "dichiarato"
+        if res is None and stated.get("resistenza") is not None:
+            res, basis = int(stated["resistenza"]), "dichiarato"
     minimo = int(state.settings.get("danno_minimo", 0) or 0)
+    mult = hit.multiplier
     try:
-        r = _formula(kind, pot, res, potenziale, bonus, hit.multiplier, "; ".join(hit.reasons),
+        r = _formula(kind, pot, res, potenziale, bonus, mult.numerator, mult.denominator, "; ".join(hit.reasons),
                      _armatura(reg, atk.target), minimo,
                      str(state.settings.get("armatura_blocca_puri", "meta_potenziale")))
     except T.MechanicsError as exc:
@@ -526,7 +552,7 @@ def _damage_calcs(p: _Post) -> None:
         target = p.fighters.get(atk.target)
         if target is not None:
             resource = calc.resource if calc is not None else "PV"
-            due = target.due + (DueDamage(amount, resource, atk.attacker, tech, atk.post, basis or "dichiarato"),)
+            due = target.due + (_DueDamage(amount, resource, atk.attacker, tech, atk.post, basis or "dichiarato"),)
             target = evolve(target, due=due)
             # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento")
             if calc is not None:
@@ -558,18 +584,9 @@ _COSTRIZIONI = tuple(sorted(T.COSTRIZIONE_DESTREZZA, key=len, reverse=True))
 def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | None) -> Fighter:
     """What the attacker's calculation says the hit applies: "2 Stack di Sbilanciamento", "Accecato",
     a Costrizione effect ("Blocco Braccia"). Its numbers (Valore di Costrizione) stay with the master."""
-    wanted: list[tuple[str, int]] = []
-    for n, name in _STACK_DECL.findall(calc.raw):
-        canon = " ".join(w.capitalize() for w in name.split())
-        try:
-            S.tipo_of(canon)
-        except S.UnknownStack:
-            continue
-        wanted.append((canon, int(n)))
-    if _ACCECATO.search(calc.raw) and not any(n == "Accecamento" for n, _ in wanted):
-        wanted.append(("Accecamento", 1))
-    low = calc.raw.lower()
-    effects = tuple(c for c in _COSTRIZIONI if c.lower() in low and c not in target.costrizioni)
+    declared, present = _declared_text(calc.raw)
+    wanted = list(declared)
+    effects = tuple(c for c in present if c not in target.costrizioni) if present else ()
     if effects:
         target = evolve(target, costrizioni=target.costrizioni + effects)
         p.v("outcome.stacks", p.post.id,
@@ -579,6 +596,24 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
         return target
     return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo=calc.kind == "aggiuntivo",
                          source=p.post.id, condition=calc.technique or "Costrizione")
+
+
+@lru_cache(maxsize=2048)
+def _declared_text(raw: str) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
+    """What a calculation's text declares, read once per distinct text: the Stacks [(name, count)] and the
+    Costrizione effects it names."""
+    wanted: list[tuple[str, int]] = []
+    for n, name in _STACK_DECL.findall(raw):
+        canon = " ".join(w.capitalize() for w in name.split())
+        try:
+            S.tipo_of(canon)
+        except S.UnknownStack:
+            continue
+        wanted.append((canon, int(n)))
+    if _ACCECATO.search(raw) and not any(n == "Accecamento" for n, _ in wanted):
+        wanted.append(("Accecamento", 1))
+    low = raw.lower()
+    return tuple(wanted), tuple(c for c in _COSTRIZIONI if c.lower() in low)
 
 
 def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, damage: int | None = None,
@@ -639,6 +674,9 @@ class _Defence:
 
 def _rolls(p: _Post) -> None:
     post, name = p.post, p.name
+    post_id = post.id
+    fighters = p.fighters
+    aliases = p.state.aliases
     mine = [a for a in p.incoming if a.target == name]
     dfn = _Defence()
     main_count: dict[str, int] = {}
@@ -649,58 +687,70 @@ def _rolls(p: _Post) -> None:
         tag = roll.tag
         spec = classify(tag.action if tag and tag.action else roll.label)
         if spec is None:
-            p.v("dice.unknown_action", post.id,
+            p.v("dice.unknown_action", post_id,
                 f"Azione non riconosciuta nell'etichetta del lancio: «{(tag.action if tag else None) or roll.label}».",
                 "Successo e Fallimento delle Azioni › Lancio del Dado", roll=i, found=roll.label)
             continue
-        actor = _resolve_name(p.state, tag.actor if tag else None) or name
-        if actor not in p.fighters:
-            actor_f = None
-        else:
-            actor_f = p.fighters[actor]
+        actor = name
+        if tag is not None and tag.actor:
+            actor = aliases.get(*_name_keys(tag.actor)) or name
+        actor_f = fighters.get(actor)
         phase = phase_of(spec, roll.sides, defensive_open=defensive_open,
                          has_incoming=bool(mine), counter_in_defense=spec.key in dfn.counter)
+        f = actor_f or p.me
+        tkey = label_key(tag)
+        # the requirements in a fixed order (the checks report them in this order): Stacks, declared maluses,
+        # Bonus Protezione, Preparazione, Contrattacco follow-up, Attacco / Difesa Prevedibile
+        reqs: list[Requirement] = requirement_stacks(actor_f, spec, phase) if actor_f is not None and actor_f.stacks.entries else []
+        target_attack: Incoming | None = None
         if phase == "offensiva":
             defensive_open = False
-        f = actor_f or p.me
-        multi = multi_kind(roll) if phase == "offensiva" else None
-        reqs: list[Requirement] = []
-        if actor_f is not None and actor_f.stacks.entries:
-            reqs += requirement_stacks(actor_f, spec, phase)
-        declared = _declared(tag, roll.label, spec, phase, multi) if phase == "offensiva" else ()
-        if declared:
-            reqs += declared
-        target_attack: Incoming | None = None
-        if phase == "difensiva" and spec.counts_as_defense:
-            target_attack = _pick_attack(p, mine, dfn, roll, spec)
-        if spec.bonus and phase == "difensiva" and spec.bonus_label == "Bonus Protezione":
-            reqs.append(_REQ_PROTEZIONE[spec.key])
-        if f.preparazione and actor == name:
-            if phase == "difensiva" and spec.role == "difensiva":
-                reqs.append(_REQ_PREPARAZIONE_DIFESA)
-            elif phase == "offensiva" and (not mine or not dfn.any_defence) and spec.rolls:
+            multi = multi_kind(roll)
+            declared = declared_requirements(tkey, roll.label, spec, phase, multi)
+            if declared:
+                reqs += declared
+            if f.preparazione and actor == name and (not mine or not dfn.any_defence) and spec.rolls:
                 # no Fase Difensiva, or a Difesa Nulla: +1 to hit
                 reqs.append(_REQ_PREPARAZIONE_COLPIRE)
-        if phase == "offensiva" and spec.counter:
-            res = dfn.counter.get(spec.key)
-            if res == "riuscito":
-                reqs.append(_REQ_COUNTER_OK[spec.key])
-            elif res == "fallito" and spec.key == "contrattacco_generica":
-                reqs.append(_REQ_COUNTER_KO)
-        if target_attack is not None and target_attack.techniques:
-            uses = p.fighters[target_attack.attacker].uses_attack if target_attack.attacker in p.fighters else EMPTY
-            lvl = _prevedibile(max(uses.get(t, 0) for t in target_attack.techniques))
-            if lvl:
-                reqs.append(_REQ_ATTACCO_PREVEDIBILE[lvl])
-        if phase == "difensiva" and spec.role == "difensiva" and tag and tag.techniques:
-            lvl = _prevedibile(max(f.uses_defense.get(t, 0) + 1 for t in tag.techniques))
-            if lvl:
-                reqs.append(_REQ_DIFESA_PREVEDIBILE[lvl])
+            if spec.counter:
+                res = dfn.counter.get(spec.key)
+                if res == "riuscito":
+                    reqs.append(_REQ_COUNTER_OK[spec.key])
+                elif res == "fallito" and spec.key == "contrattacco_generica":
+                    reqs.append(_REQ_COUNTER_KO)
+            attack = spec.role == "offensiva" or spec.counter
+        else:
+            multi = None
+            declared = ()
+            if spec.counts_as_defense:
+                target_attack = _pick_attack(p, mine, dfn, roll, spec)
+            if spec.bonus and spec.bonus_label == "Bonus Protezione":
+                reqs.append(_REQ_PROTEZIONE[spec.key])
+            if f.preparazione and actor == name and spec.role == "difensiva":
+                reqs.append(_REQ_PREPARAZIONE_DIFESA)
+            if target_attack is not None and target_attack.techniques:
+                attacker = fighters.get(target_attack.attacker)
+                uses = attacker.uses_attack if attacker is not None else EMPTY
+                lvl = _prevedibile(max(uses.get(t, 0) for t in target_attack.techniques))
+                if lvl:
+                    reqs.append(_REQ_ATTACCO_PREVEDIBILE[lvl])
+            if spec.role == "difensiva" and tag and tag.techniques:
+                lvl = _prevedibile(max(f.uses_defense.get(t, 0) + 1 for t in tag.techniques))
+                if lvl:
+                    reqs.append(_REQ_DIFESA_PREVEDIBILE[lvl])
+            attack = False
         # Liberazione / Percezione / Mimetizzazione add a Bonus Statistica, not the Fattore Statistica
-        destrezza = live_stat(f, "Destrezza") if actor_f is not None and spec.key not in _VALUES else None
-        ds = f.schema_stats.get("Destrezza") if actor_f is not None else None
-        chk = check(post.id, i, roll, spec, phase, destrezza, (ds[0] + ds[1]) if ds else None, tuple(reqs),
-                    _NO_BONUSES, phase == "offensiva" and (spec.role == "offensiva" or spec.counter))
+        destrezza = ds = None
+        if actor_f is not None:
+            if spec.key not in _VALUES:
+                if actor_f.stacks.entries or actor_f.conditions or actor_f.costrizioni:
+                    destrezza = live_stat(actor_f, "Destrezza")
+                else:  # nothing to subtract: the reference Livello Totale
+                    ref = actor_f.stats.get("Destrezza")
+                    destrezza = ref[0] + ref[1] if ref is not None else None
+            ds = actor_f.schema_stats.get("Destrezza")
+        chk = check(post_id, i, roll, spec, phase, destrezza, (ds[0] + ds[1]) if ds else None, tuple(reqs),
+                    _NO_BONUSES, attack, tkey)
         if chk.verdicts:
             p.verdicts.extend(chk.verdicts)
         if not spec.die(phase):
@@ -710,21 +760,22 @@ def _rolls(p: _Post) -> None:
             if phase == "offensiva":
                 continue
         if phase == "difensiva":
-            _count_uses(p, actor, spec, phase, tag)
+            if tag and tag.techniques:
+                _count_uses(p, actor, spec, phase, tag)
             _defend(p, i, roll, spec, chk, target_attack, dfn, mine)
             continue
         offensive_seen = True
         if dfn.failed or dfn.no_offense is not None:
             why = dfn.failed_roll if dfn.failed else dfn.no_offense
             what = "una Difesa è fallita" if dfn.failed else "la Reazione è fallita"
-            p.v("outcome.action_annulled", post.id,
+            p.v("outcome.action_annulled", post_id,
                 f"{spec.name} annullata: {what} (lancio {why + 1}), quindi la Fase Offensiva non avviene.",
                 P_DIFENSIVA, roll=i, details={"failed_roll": why})
             if spec.kind == "principale" and spec.rolls:
                 _register(p, i, roll, spec, chk, actor, multi, dfn, annulled=True, declared=declared)
             continue
         if spec.counter and dfn.counter.get(spec.key) == "annullato":
-            p.v("outcome.action_annulled", post.id,
+            p.v("outcome.action_annulled", post_id,
                 f"{spec.name} annullato nel Confronto di Potenza: non prosegue verso l'Avversario.",
                 P_CONFRONTO, roll=i)
             continue
@@ -732,11 +783,12 @@ def _rolls(p: _Post) -> None:
             main_count[actor] = main_count.get(actor, 0) + 1
             if main_count[actor] > 1:
                 # the extra action does not count: it is not an attack the target must answer
-                p.v("turn.extra_main_action", post.id,
+                p.v("turn.extra_main_action", post_id,
                     f"{actor} compie più di un'Azione Principale in questo turno ({spec.name}): non conta.",
                     P_OFFENSIVA, roll=i, expected=1, found=main_count[actor])
                 continue
-            _count_uses(p, actor, spec, phase, tag)
+            if tag and tag.techniques:
+                _count_uses(p, actor, spec, phase, tag)
             _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared)
     # attacks nobody defended: Difesa Nulla (it cannot fail, the Fase Offensiva goes on)
     for a in mine:
@@ -756,7 +808,8 @@ def _rolls(p: _Post) -> None:
             p.v("outcome.stacks", post.id, f"Preparazione: {name} rimuove le Stack di Stordimento e Sbilanciamento.",
                 ACTIONS["preparazione"].paragraph)
         me = evolve(me, stacks=stacks)
-    p.me = evolve(me, preparazione=prepared)
+    if me.preparazione != prepared or me is not p.me:
+        p.me = evolve(me, preparazione=prepared)
 
 
 _VALUES = {
@@ -1102,7 +1155,8 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
     if stacks and atk.target in p.fighters:
         p.fighters[atk.target] = _apply_stacks(p, p.fighters[atk.target], stacks, protezione=protezione,
                                                source=atk.post)
-    p.hits.append(Hit(attack=atk, resolved_in=post.id, multiplier=mult, reasons=tuple(reasons), defense=defence))
+    # Hit(attack, resolved_in, multiplier, reasons, defense, expected, ruled), every field in order
+    p.hits.append(_Hit(atk, post.id, mult, tuple(reasons), defence, None, None))
 
 
 def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, multi: str | None,
@@ -1126,17 +1180,21 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
                 targets = others
     generic = spec.role == "generica" and not spec.counter
     if declared is None:
-        declared = _declared(tag, roll.label, spec, "offensiva", multi)
+        declared = declared_requirements(label_key(tag), roll.label, spec, "offensiva", multi)
     sbalzo = any(r.factor == "sbalzo" for r in declared)
+    post_id = p.post.id
+    techniques = tuple(tag.techniques) if tag else ()
+    group = f"{post_id}#{i}"
+    n_targets = len(targets)
+    factor = dfn.counter_factor.get(spec.key, ONE)
     for t in targets:
         if t == actor:
             continue
-        p.new_incoming.append(Incoming(
-            id=f"{p.post.id}#{i}#{t}", attacker=actor, target=t, post=p.post.id, roll=i, action=spec.key,
-            techniques=tuple(tag.techniques) if tag else (), total=chk.total, rendered=chk.rendered, face=chk.face,
-            mira=chk.mira, generic=generic, group=f"{p.post.id}#{i}", multi=multi, n_targets=len(targets),
-            counter=spec.counter, potenziale_factor=dfn.counter_factor.get(spec.key, ONE),
-            annulled=annulled, sbalzo=sbalzo))
+        # every Incoming field in order: id, attacker, target, post, roll, action, techniques, total, rendered, face,
+        # mira, generic, group, multi, n_targets, counter, potenziale_factor, annulled, sbalzo
+        p.new_incoming.append(_Incoming(
+            f"{post_id}#{i}#{t}", actor, t, post_id, i, spec.key, techniques, chk.total, chk.rendered, chk.face,
+            chk.mira, generic, group, multi, n_targets, spec.counter, factor, annulled, sbalzo))
 
 
 # --- master posts: rulings ------------------------------------------------------------------------
