@@ -160,6 +160,7 @@ class Thread:
     pages: int
     fetched_at: str | None  # ISO 8601 UTC
     skin: str | None = None  # e.g. "ff-current", "ff-classic", "phpbb2", "phpbb3", "invision", "prosilver"
+    pages_read: tuple[int, ...] = ()  # 1-based pages actually read; () = not recorded (older histories)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ import hashlib
 import html
 import pathlib
 import re
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
+from datetime import datetime, time, timedelta, timezone
+from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
@@ -27,6 +28,13 @@ class BadSource(ScrapeError):
 
     code = "bad_source"
     default_message = "sorgente non valida: serve l'URL di una discussione o le pagine salvate di una discussione"
+
+
+class BadSavedAt(BadSource):
+    """The save time given for saved pages (--saved-at) is not an ISO 8601 date, or is given for a URL."""
+
+    code = "bad_saved_at"
+    default_message = "data di salvataggio non valida: serve una data ISO 8601 (es. 2026-11-09T12:00+01:00)"
 
 
 @dataclass(frozen=True)
@@ -84,16 +92,22 @@ class CrawlResult:
 
 def scrape(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
            fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
-           follow_sheets: bool = True, progress: Progress | None = None, use_api: bool = False) -> CombatHistory:
+           follow_sheets: bool = True, progress: Progress | None = None, use_api: bool = False,
+           saved_at: str | datetime | None = None) -> CombatHistory:
     """A thread URL, or saved pages (HTML, or ForumFree api.php JSON) of one thread → its CombatHistory.
 
     For a URL every page is fetched (conditionally, through the fetcher's cache), and each post schema's sheet
     link on the thread's host is followed once. Saved pages are read offline: their sheet links are followed
     only when a `fetcher` is given. A registry file, when given, wins over the sheets. Any page that cannot be
     fetched or read raises a ScrapeError subclass: no partial history is ever returned. `use_api` reads a
-    ForumFree/ForumCommunity thread through its `api.php` JSON instead of the HTML pages."""
+    ForumFree/ForumCommunity thread through its `api.php` JSON instead of the HTML pages.
+
+    `saved_at` (saved pages only) is when the pages were saved: relative dates ("Oggi", "Ieri") are read
+    against it and it becomes `thread.fetched_at`. Without it each file's own save date (see `saved_page_date`)
+    or else its modification time is used. `thread.pages_read` lists the pages actually read: compare it with
+    `thread.pages` (see `missing_pages`), saved pages may not be the whole thread."""
     return crawl_thread(sources, platform=platform, config=config, fetcher=fetcher, registry_file=registry_file,
-                        follow_sheets=follow_sheets, progress=progress, use_api=use_api).history
+                        follow_sheets=follow_sheets, progress=progress, use_api=use_api, saved_at=saved_at).history
 
 
 def rescrape(previous: CrawlResult | CombatHistory, *, fetcher: Fetcher | None = None, platform: str | None = None,
@@ -118,7 +132,8 @@ def rescrape(previous: CrawlResult | CombatHistory, *, fetcher: Fetcher | None =
 def crawl_thread(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
                  fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
                  follow_sheets: bool = True, progress: Progress | None = None,
-                 previous: Mapping[str, str] | None = None, use_api: bool = False) -> CrawlResult:
+                 previous: Mapping[str, str] | None = None, use_api: bool = False,
+                 saved_at: str | datetime | None = None) -> CrawlResult:
     """scrape() with the record of how every page and sheet was obtained (see CrawlResult).
 
     `previous` maps page URLs to the sha256 of their bytes in an earlier crawl (CrawlResult.page_hashes)."""
@@ -131,11 +146,15 @@ def crawl_thread(sources: str | Sequence[str], *, platform: str = "auto", config
         raise BadSource("non si possono mescolare URL e file salvati")
     if len(urls) > 1:
         raise BadSource("una discussione alla volta: indica l'URL di una sola pagina della discussione")
+    saved = parse_saved_at(saved_at) if saved_at is not None else None
+    if urls and saved is not None:
+        raise BadSavedAt("la data di salvataggio vale solo per le pagine salvate: per un URL conta l'ora del "
+                         "download")
     extra = _load_registry_file(registry_file)
     if urls and use_api:
         urls = [forumfree_api_url(urls[0])]
     if not urls:
-        fetched = _read_files(items, platform, config)
+        fetched = _read_files(items, platform, config, saved)
         # saved pages are read offline; their sheets are fetched only through a fetcher the caller gives
         return _finish(fetched, platform, config, fetcher if follow_sheets else None, extra, progress, previous)
     own = fetcher is None
@@ -169,11 +188,12 @@ class _Fetched:
     content: bytes  # as the parser gets them (see _bytes_for_parser); result.content is what was fetched
     final_url: str
     page: Any  # scraper.parse Page
+    saved_at: datetime | None = None  # a saved file: when it was saved (relative dates are read against it)
 
 
-def _parse_page(data: bytes, url: str, platform: str, config: Any) -> Any:
+def _parse_page(data: bytes, url: str, platform: str, config: Any, fetched_at: datetime | None = None) -> Any:
     from .parse import parse_page
-    return parse_page(data, url, platform=platform, config=config)
+    return parse_page(data, url, platform=platform, config=config, fetched_at=fetched_at)
 
 
 def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress: Progress | None) -> list[_Fetched]:
@@ -248,21 +268,23 @@ def _report(progress: Progress | None, fetched: Mapping[int, _Fetched], known: M
         progress(len(fetched), max(len(fetched), len(set(known) | set(fetched))), url)
 
 
-def _read_files(paths: Sequence[str], platform: str, config: Any) -> list[_Fetched]:
+def _read_files(paths: Sequence[str], platform: str, config: Any, saved_at: datetime | None = None) -> list[_Fetched]:
     out: list[_Fetched] = []
     for position, raw in enumerate(paths):
         path = pathlib.Path(raw)
         try:
             data = path.read_bytes()
+            # the given time, else the date the saving tool wrote in the page, else the file's mtime
+            when = saved_at or saved_page_date(data) or datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
         except FileNotFoundError:
             raise BadSource(f"file non trovato: {raw}") from None
         except OSError as exc:
             raise BadSource(f"impossibile leggere {raw}: {exc.strerror or exc}") from None
         # the page's own URL, when the saved file says it, tells the page number and the forum host
         url = saved_page_url(data) or path.resolve().as_uri()
-        page = _parse_page(data, url, platform, config)
+        page = _parse_page(data, url, platform, config, when)
         platform = page.platform if platform == "auto" else platform
-        out.append(_Fetched(page.page, url, None, data, url, page))
+        out.append(_Fetched(page.page, url, None, data, url, page, when))
     indexes = [f.index for f in out]
     if len(set(indexes)) == len(indexes):
         out.sort(key=lambda f: f.index)  # saved pages may come in any order (page10 before page2)
@@ -306,7 +328,9 @@ def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetche
     from .parse import parse_pages
 
     platform = fetched[0].page.platform
-    fetched_at = _now_iso() if any(f.result is not None for f in fetched) else None
+    saved = [f.saved_at for f in fetched if f.saved_at is not None]
+    # saved pages: the newest save is the thread's time; a URL crawl: now
+    fetched_at = _now_iso() if any(f.result is not None for f in fetched) or not saved else _iso(max(saved))
     registry: Registry | None = None
     sheets: tuple[SheetRecord, ...] = ()
     if fetcher is not None:
@@ -315,8 +339,29 @@ def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetche
         registry = (registry or Registry()).merged(extra)  # the master's file wins over scraped sheets
     # one final parse with the registry, so posts get the characters of the sheets they link
     history = parse_pages([(f.content, f.final_url) for f in fetched], platform=platform, config=config, fetched_at=fetched_at, registry=registry)
+    if len(set(saved)) > 1:
+        history = _own_page_times(history, fetched, fetched_at)
+    read = tuple(sorted({f.index for f in fetched}))
+    history = replace(history, thread=replace(history.thread, pages_read=read))
     records = tuple(_page_record(f, previous) for f in fetched)
     return CrawlResult(history=history, pages=records, sheets=sheets)
+
+
+def _own_page_times(history: CombatHistory, fetched: list[_Fetched], fetched_at: str) -> CombatHistory:
+    """Pages saved at different times: each post keeps the dates its own page gave ("Oggi" on a page saved
+    yesterday is yesterday). The first parse of each file was made against its own save time."""
+    times: dict[str, tuple[str | None, str | None]] = {}
+    for f in fetched:  # in page order: a post on two pages is the later page's, as in parse_pages
+        for post in f.page.posts:
+            times[post.id] = (post.timestamp, post.edited_at)
+        if f.saved_at is not None and _iso(f.saved_at) == fetched_at:
+            for post in f.page.posts:
+                times.pop(post.id, None)  # already read against the thread's time
+    if not times:
+        return history
+    posts = tuple(replace(p, timestamp=times[p.id][0], edited_at=times[p.id][1]) if p.id in times else p
+                  for p in history.posts)
+    return replace(history, posts=posts)
 
 
 def _bytes_for_parser(result: FetchResult) -> bytes:
@@ -411,8 +456,109 @@ def _strip(url: str) -> str:
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return _iso(datetime.now(timezone.utc))
 
 
-__all__ = ["BadSource", "CrawlResult", "PageRecord", "SheetRecord", "crawl_thread", "rescrape", "scrape",
-           "saved_page_url", "forumfree_api_url", "MAX_PAGES"]
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+# --- save times and completeness ------------------------------------------------------------------------
+
+def parse_saved_at(value: str | datetime) -> datetime:
+    """`--saved-at`: ISO 8601 → aware datetime. Without an offset the time is the machine's local time (the
+    clock the page was saved with); a bare date means noon of that day, so "Oggi" falls on it in any timezone
+    of the forums. Raises BadSavedAt."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.astimezone()
+    text = str(value).strip()
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return datetime.combine(datetime.fromisoformat(text).date(), time(12)).astimezone()
+        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "Zz" and text else text)
+    except (ValueError, IndexError):
+        raise BadSavedAt(f"data di salvataggio non valida: {value!r} (serve ISO 8601, es. "
+                         f"2026-11-09T12:00+01:00)") from None
+    return moment if moment.tzinfo else moment.astimezone()
+
+
+# SingleFile: `<!-- Page saved with SingleFile … saved date: Mon Nov 09 2026 10:30:00 GMT+0100 (…) -->`;
+# Save Page WE: `<meta name="savepage-date" content="Mon Nov 09 2026 10:30:00 GMT+0100 (…)">`
+_SINGLEFILE_DATE = re.compile(rb"<!--[^>]*?Page saved with SingleFile.*?saved date:\s*([^\r\n]+?)\s*(?:\r?\n|-->)",
+                              re.I | re.S)
+_JS_DATE = re.compile(r"(?:[A-Za-z]{3},?\s+)?([A-Za-z]{3})\s+(\d{1,2})\s+(\d{4})\s+(\d{1,2}):(\d{2}):(\d{2})\s*"
+                      r"(?:GMT|UTC)\s*([+-])(\d{2}):?(\d{2})")
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                       "dec"), start=1)}
+
+
+def saved_page_date(data: bytes) -> datetime | None:
+    """When a saved page was saved, if the saving tool wrote it in the page: SingleFile's `saved date:` note,
+    Save Page WE's `<meta name="savepage-date">`, or `<meta name="arbitro:saved-at">` (ISO 8601). A page's
+    own publication dates (`article:modified_time`, `<meta name=date>`) are not save times and are ignored."""
+    head = data[:65536]
+    found: bytes | None = None
+    m = _SINGLEFILE_DATE.search(head)
+    if m:
+        found = m.group(1)
+    else:
+        for tag in _LINK_TAG.findall(head):
+            attrs = {k.lower(): (a or b or c) for k, a, b, c in _ATTR.findall(tag)}
+            if attrs.get(b"name", b"").lower() in (b"savepage-date", b"arbitro:saved-at") and attrs.get(b"content"):
+                found = attrs[b"content"]
+                break
+    if not found:
+        return None
+    return _loose_date(html.unescape(found.decode("utf-8", "replace")))
+
+
+def _loose_date(text: str) -> datetime | None:
+    """A JavaScript `Date.toString()`, an RFC 2822 or an ISO 8601 date with its offset; None for anything else
+    (a date without offset would be a guess)."""
+    m = _JS_DATE.search(text)
+    if m and m.group(1).lower() in _MONTHS:
+        mon, day, year, hh, mm, ss, sign, oh, om = m.groups()
+        offset = timedelta(hours=int(oh), minutes=int(om)) * (1 if sign == "+" else -1)
+        try:
+            return datetime(int(year), _MONTHS[mon.lower()], int(day), int(hh), int(mm), int(ss),
+                            tzinfo=timezone(offset))
+        except ValueError:
+            return None
+    try:
+        moment = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        moment = None
+    if moment is None:
+        try:
+            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return moment if moment.tzinfo else None
+
+
+def missing_pages(history: CombatHistory) -> tuple[int, ...]:
+    """Pages of the thread that were not read (from `thread.pages` and `thread.pages_read`); () when all were,
+    or when the history does not record which pages were read (made before `pages_read` existed)."""
+    read = set(history.thread.pages_read)
+    if not read:
+        return ()
+    return tuple(i for i in range(1, max(history.thread.pages, max(read)) + 1) if i not in read)
+
+
+def missing_pages_warning(history: CombatHistory) -> str | None:
+    """The Italian warning `arbitro scrape`/`arbitro audit` print on stderr when pages are missing, else None."""
+    missing = missing_pages(history)
+    if not missing:
+        return None
+    read = history.thread.pages_read
+    total = max(history.thread.pages, max(read))
+    which = "la pagina" if len(missing) == 1 else "le pagine"
+    got = "letta 1 pagina" if len(read) == 1 else f"lette {len(read)} pagine"
+    return (f"attenzione: cronologia incompleta, {got} su {total} "
+            f"({which} {', '.join(map(str, missing))} {'manca' if len(missing) == 1 else 'mancano'}): "
+            f"{'i suoi post' if len(missing) == 1 else 'i loro post'} non ci sono e non sono controllati")
+
+
+__all__ = ["BadSource", "BadSavedAt", "CrawlResult", "PageRecord", "SheetRecord", "crawl_thread", "rescrape", "scrape",
+           "saved_page_url", "saved_page_date", "parse_saved_at", "missing_pages", "missing_pages_warning",
+           "forumfree_api_url", "MAX_PAGES"]

@@ -308,7 +308,9 @@ def audit_by_url() -> Any:
         # first visit: analyse now (same limit as the API's audit creation)
         svc.limiter.hit(client_key(request, svc.cfg["trust_proxy"]))
         if rec is None:
-            rec = svc.storage.get_or_create_thread(url, ruleset or svc.cfg["default_ruleset"])
+            # the forum config picks the ruleset per forum/section, as the API does
+            chosen = ruleset or svc.refresher.ruleset_for_url(url, probe=True) or svc.cfg["default_ruleset"]
+            rec = svc.storage.get_or_create_thread(url, chosen)
         svc.refresher.refresh(rec.id)
     rec, doc = _load(rec.id)
     return _render(rec, doc)

@@ -323,7 +323,6 @@ def _manifest_pages(fixtures_dir, story="hollow_vs_quincy", skin="ff-current"):
 
 
 def test_audit_from_saved_pages(client, fixtures_dir):
-    pytest.importorskip("scraper.parse")
     pages = _manifest_pages(fixtures_dir)
     resp = client.post("/api/v1/audits", json={"pages": pages, "ruleset": TINY})
     assert resp.status_code == 200, resp.data[:300]

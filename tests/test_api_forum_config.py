@@ -6,7 +6,6 @@ import json
 import pytest
 import requests
 
-pytest.importorskip("scraper.parse", reason="the platform parsers have not landed yet")
 
 TID = 62345678
 HOST = "bleach-gdr.forumfree.it"

@@ -10,7 +10,6 @@ import requests
 
 from tests.plugins.server import wait_until
 
-pytest.importorskip("scraper.parse", reason="the platform parsers have not landed yet")
 
 TID = 62345678
 HOST = "bleach-gdr.forumfree.it"

@@ -168,3 +168,46 @@ def test_bad_forum_config_is_exit_2(fixtures_dir, tmp_path):
     proc = run_cli(str(fixtures_dir / "forumotion" / "phpbb3" / "t87p0.html"), "--config", str(config))
     err = proc.stderr.decode("utf-8")
     assert proc.returncode == 2 and "[forum_config]" in err and "platfrom" in err and "Traceback" not in err
+
+
+# --- saved pages: --saved-at and missing pages --------------------------------------------------------
+
+def test_saved_at_gives_html_and_api_json_the_same_dates(fixtures_dir):
+    times = {}
+    for name in ("topic_62345678_st15.html", "api_62345678_st15.json"):
+        proc = run_cli(str(fixtures_dir / "forumfree" / name), "--saved-at", "2026-11-09T12:00+01:00")
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        times[name] = {p["id"]: p["timestamp"] for p in doc["posts"]}
+        assert doc["thread"]["fetched_at"] in ("2026-11-09T11:00:00Z", "2026-11-09T11:00:00+00:00")
+    assert times["topic_62345678_st15.html"] == times["api_62345678_st15.json"]
+    assert times["topic_62345678_st15.html"]["600270"] == "2026-11-08T21:40:00+01:00"  # "Ieri, 21:40"
+
+
+def test_only_page_two_saved_warns_on_stderr(fixtures_dir, tmp_path):
+    out = tmp_path / "storia.json"
+    proc = run_cli(str(fixtures_dir / "forumfree" / "topic_62345678_st15.html"), "--saved-at", "2026-11-09",
+                   "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr.decode("utf-8")
+    assert err.count("\n") == 1 and err.startswith("arbitro scrape: attenzione: cronologia incompleta")
+    assert "la pagina 1 manca" in err
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["thread"]["pages"] == 2 and doc["thread"]["pages_read"] == [2] and len(doc["posts"]) == 3
+
+
+@pytest.mark.parametrize("value", ["ieri", "2026-11-31", "9/11/2026"])
+def test_bad_saved_at_is_one_line_and_exit_2(fixtures_dir, value):
+    proc = run_cli(str(fixtures_dir / "forumfree" / "topic_62345678_st15.html"), "--saved-at", value)
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert err.count("\n") == 1 and "[bad_saved_at]" in err and "Traceback" not in err
+
+
+def test_saved_at_with_a_url_is_refused(local_forum):
+    local_forum.load_forum(FF)
+    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache",
+                   "--saved-at", "2026-11-09")
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert "[bad_saved_at]" in proc.stderr.decode("utf-8")
+    assert [r for r in local_forum.requests_log if r.path != "/robots.txt"] == []

@@ -10,9 +10,9 @@ from engine import replay
 from tests.plugins.common import FIXTURES
 
 sys.path.insert(0, str(FIXTURES))
-make_fixtures = pytest.importorskip("make_fixtures")
-parse = pytest.importorskip("scraper.parse")
-registry_file = pytest.importorskip("scraper.registry_file")
+import make_fixtures
+from scraper import parse
+from scraper import registry_file
 
 STORY = "cosmo_santuario"
 

@@ -11,8 +11,8 @@ from engine.history import Character, Registry, Resource, Stat, Technique
 from tests.plugins.common import FIXTURES
 
 sys.path.insert(0, str(FIXTURES))
-make_fixtures = pytest.importorskip("make_fixtures")
-parse = pytest.importorskip("scraper.parse")
+import make_fixtures
+from scraper import parse
 
 STORY = "starfinder_stazione"
 
@@ -97,7 +97,7 @@ extra = { danni = "1d8", attacco = "distanza", categoria = "armi lunghe" }
 
 def test_master_registry_file_gives_the_same_audit(story):
     """The registry written as a master's TOML file (scraper.registry_file) audits the story the same way."""
-    registry_file = pytest.importorskip("scraper.registry_file")
+    from scraper import registry_file
     site, render = SITES["phpbb"]
     pages = [(data, url) for _, url, data, _ in render(story, site)]
     from_file = registry_file.parse_registry(REGISTRY_TOML)

@@ -13,7 +13,7 @@ from tests.plugins.browser import (
 pytestmark = pytest.mark.browser
 
 FIXTURES = __import__("pathlib").Path(__file__).resolve().parent.parent / "fixtures"
-PAGES = fixture_fight_pages(FIXTURES) if (FIXTURES / "manifest.json").exists() else []
+PAGES = fixture_fight_pages(FIXTURES)
 
 
 def no_page_scripts(route):
@@ -42,7 +42,6 @@ def fixture_forum(fixtures_dir):
         srv.stop()
 
 
-@pytest.mark.skipif(not PAGES, reason="fixtures/manifest.json not generated")
 @pytest.mark.parametrize("entry", PAGES, ids=lambda e: e["path"])
 def test_fixture_page(entry, fixture_forum, gm, canned_service, fixtures_dir):
     parts = urllib.parse.urlsplit(entry["url"])
@@ -99,7 +98,6 @@ MEASURE = """() => [...document.querySelectorAll('[id], .post, table, a, img, .d
     .map(e => { const r = e.getBoundingClientRect(); return [e.tagName, e.id, r.x, r.y, r.width, r.height]; })"""
 
 
-@pytest.mark.skipif(not PAGES, reason="fixtures/manifest.json not generated")
 @pytest.mark.parametrize("entry", PAGES, ids=lambda e: e["path"])
 def test_fixture_page_no_layout_shift(entry, fixture_forum, gm_factory, canned_service, fixtures_dir):
     parts = urllib.parse.urlsplit(entry["url"])

@@ -11,12 +11,10 @@ import requests
 
 from tests.plugins.browser import wait_done
 
-default_user_agent = pytest.importorskip("scraper.fetch").default_user_agent
+from scraper.fetch import default_user_agent
 
 pytestmark = pytest.mark.browser
 
-pytest.importorskip("scraper.parse", reason="the scraper has not landed yet")
-pytest.importorskip("server.app", reason="the service has not landed yet")
 
 # (forum host, path of the thread's last page on that forum, platform/skin key for the screenshot): every platform
 # and skin of fixtures/manifest.json

@@ -33,6 +33,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="cartella della cache HTTP per le richieste condizionali (default: .arbitro-cache)")
     p.add_argument("--no-cache", action="store_true", help="nessuna cache: scarica sempre tutto")
     p.add_argument("--no-sheets", action="store_true", help="non seguire i link alle schede dei personaggi")
+    p.add_argument("--saved-at", metavar="ISO",
+                   help="pagine salvate: quando sono state salvate (ISO 8601, es. 2026-11-09T12:00+01:00); "
+                        "\"Oggi\"/\"Ieri\" si leggono rispetto a questa data. Default: la data scritta nella "
+                        "pagina dallo strumento di salvataggio, altrimenti la data di modifica del file")
     p.add_argument("--api", action="store_true",
                    help="ForumFree/ForumCommunity: legge la discussione da api.php (JSON) invece che dall'HTML")
     p.set_defaults(func=run)
@@ -42,9 +46,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from scraper.errors import BlockedByRobots, FetchFailed, PageTooLarge, ScrapeError
 
+    from scraper.crawl import missing_pages_warning
+
     bar = _ProgressBar(sys.stderr) if _is_tty(sys.stderr) else None
     try:
         history = _scrape(args, bar)
+        warning = missing_pages_warning(history)
         text = json.dumps(history.to_dict(), indent=2, ensure_ascii=False) + "\n"
         if args.output:
             _write_atomic(pathlib.Path(args.output), text)
@@ -69,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(bar, "internal_error", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL)
     if bar:
         bar.finish()
+    if warning:  # a partial history is printed, but never passed off as the whole thread
+        print(f"arbitro scrape: {warning}", file=sys.stderr)
     return 0
 
 
@@ -86,7 +95,8 @@ def _scrape(args: argparse.Namespace, bar: _ProgressBar | None) -> Any:
         is_url = any("://" in s for s in args.sources)
         return scrape(args.sources, platform=args.platform, config=config, fetcher=fetcher if is_url else None,
                       registry_file=args.registry, follow_sheets=not args.no_sheets,
-                      progress=bar.update if bar else None, use_api=args.api and is_url)
+                      progress=bar.update if bar else None, use_api=args.api and is_url,
+                      saved_at=getattr(args, "saved_at", None))
 
 
 def _fail(bar: _ProgressBar | None, code: str, message: str, status: int) -> int:

@@ -187,13 +187,13 @@ def _turn_order(p: _Post, order: tuple[str, ...]) -> None:
     if not p.state.settings.get("ordine_turni", True) or last is None or name not in order:
         return
     if last == name:
-        p.v("turn.out_of_turn", p.post.id, f"{name} ha postato due turni di seguito.", P_TURNI,
-            expected="un altro personaggio", found=name)
+        p.verdicts.append(verdict("turn.out_of_turn", p.post.id, f"{name} ha postato due turni di seguito.", P_TURNI,
+            expected="un altro personaggio", found=name))
         return
     expected = order[(order.index(last) + 1) % len(order)] if last in order else None
     if expected and expected != name:
-        p.v("turn.out_of_turn", p.post.id,
-            f"Dopo {last} toccava a {expected}, non a {name}.", P_TURNI, expected=expected, found=name)
+        p.verdicts.append(verdict("turn.out_of_turn", p.post.id,
+            f"Dopo {last} toccava a {expected}, non a {name}.", P_TURNI, expected=expected, found=name))
 
 
 # --- Fase Iniziale --------------------------------------------------------------------------------
@@ -211,8 +211,8 @@ def _fase_iniziale_stacks(p: _Post) -> None:
     p.me = evolve(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
                    costrizione=f.costrizione if costr else None, allentamento=f.allentamento if costr else 0)
     for name, cond, lost in fi.decayed:
-        p.v("outcome.stacks", p.post.id, f"Fase Iniziale: {f.name} perde {lost} Stack di {name}.",
-            "Condizioni Fisiche › Stack Tipo-4: Stack Condizionate", found=lost, details={"stack": name})
+        p.verdicts.append(verdict("outcome.stacks", p.post.id, f"Fase Iniziale: {f.name} perde {lost} Stack di {name}.",
+            "Condizioni Fisiche › Stack Tipo-4: Stack Condizionate", found=lost, details={"stack": name}))
 
 
 def _veleni(registry: Registry) -> dict[str, S.Veleno]:
@@ -231,16 +231,16 @@ def _schema(p: _Post) -> None:
     post, f = p.post, p.me
     schema = post.schema
     if schema is None:
-        p.v("schema.missing_part", post.id, "Il post non ha lo schema: mancano link alla scheda, PV/PE, "
-            "Statistiche e Registro.", P_SCHEMA, expected=["sheet_url", "PV", "PE", "stats", "registro"], found=None)
+        p.verdicts.append(verdict("schema.missing_part", post.id, "Il post non ha lo schema: mancano link alla scheda, PV/PE, "
+            "Statistiche e Registro.", P_SCHEMA, expected=["sheet_url", "PV", "PE", "stats", "registro"], found=None))
         _apply_due_without_registro(p)
         return
     if schema.missing:
         names = {"sheet_url": "link alla Scheda", "PV": "Punti Vita", "PE": "Punti Energia",
                  "stats": "Statistiche", "registro": "Registro"}
-        p.v("schema.missing_part", post.id,
+        p.verdicts.append(verdict("schema.missing_part", post.id,
             "Nello schema manca: " + ", ".join(names.get(m, m) for m in schema.missing) + ".",
-            P_SCHEMA, expected=list(schema.missing), found=None)
+            P_SCHEMA, expected=list(schema.missing), found=None))
     changes: dict[str, Any] = {}  # applied with the Registro's own, in one new Fighter
     if schema.stats:
         written = canon_stats({k: (s.base, s.bonus) for k, s in schema.stats.items()})
@@ -269,10 +269,10 @@ def _apply_due_without_registro(p: _Post) -> None:
     f = p.me
     for d in f.due:
         if d.amount is not None:
-            p.v("registro.missing_damage", p.post.id,
+            p.verdicts.append(verdict("registro.missing_damage", p.post.id,
                 f"Il Registro non riporta i {d.amount} {d.resource} subiti da {d.attacker}"
                 + (f" [{d.technique}]" if d.technique else "") + ".",
-                P_INIZIALE, expected=-d.amount, found=None, details={"attack_post": d.attack_post})
+                P_INIZIALE, expected=-d.amount, found=None, details={"attack_post": d.attack_post}))
     pv = f.pv
     if pv is not None:
         pv -= sum(d.amount for d in f.due if d.amount is not None and d.resource == "PV")
@@ -290,10 +290,10 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
         used: set[int] = set()
         for d in f.due:
             if d.amount is None:
-                p.v("ruling.needed", post.id,
+                p.verdicts.append(verdict("ruling.needed", post.id,
                     f"Danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
                     + " sconosciuto: nessun numero dal registro né dal calcolo dell'attaccante.",
-                    P_DANNI, details={"attack_post": d.attack_post})
+                    P_DANNI, details={"attack_post": d.attack_post}))
                 continue
             want = -d.amount if d.amount else 0
             res = d.resource
@@ -318,16 +318,16 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
             if near is not None:
                 used.add(near)
                 missing_known += want - entries[near].amount  # the engine keeps its own number
-                p.v("registro.missing_damage", post.id,
+                p.verdicts.append(verdict("registro.missing_damage", post.id,
                     f"Il Registro riporta {entries[near].amount} {res} per il colpo di {d.attacker}, "
                     f"ma il danno da registrare è {want}.", P_INIZIALE, expected=want, found=entries[near].amount,
-                    details={"attack_post": d.attack_post, "basis": d.basis})
+                    details={"attack_post": d.attack_post, "basis": d.basis}))
             else:
                 missing_known += want
-                p.v("registro.missing_damage", post.id,
+                p.verdicts.append(verdict("registro.missing_damage", post.id,
                     f"Il Registro non riporta il danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
                     + f": {want} {res}.", P_INIZIALE, expected=want, found=None,
-                    details={"attack_post": d.attack_post, "basis": d.basis})
+                    details={"attack_post": d.attack_post, "basis": d.basis}))
     # sum rule: PV/PE now − changes listed = PV/PE written in the previous turn
     sums: dict[str, int] = {}
     for e in entries:
@@ -340,9 +340,9 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
             expected = prev + sums.get(res, 0)
             # a value that is right but whose Registro only lacks the damage is registro.missing_damage alone
             if expected != now and not (res == "PV" and missing_known and now == expected + missing_known):
-                p.v(code, post.id,
+                p.verdicts.append(verdict(code, post.id,
                     f"{res} {now}, ma {res} del turno precedente {prev} con le voci del Registro "
-                    f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now)
+                    f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now))
     # the engine's own view: its previous value + the Registro as written + what the Registro left out
     if f.pv is None or reg is None:
         new_pv = pv_now if pv_now is not None else (
@@ -361,8 +361,11 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
 # --- damage posted by the attacker ----------------------------------------------------------------
 
 def _technique(reg: Registry, names: tuple[str, ...]) -> Technique | None:
+    techniques = reg.techniques
+    if not techniques:
+        return None
     for n in names:
-        t = reg.techniques.get(n)
+        t = techniques.get(n)
         if t is None:
             low = n.lower()
             t = next((x for k, x in reg.techniques.items() if k.lower() == low), None)
@@ -417,18 +420,24 @@ def _evaluate(calc: DamageCalc) -> int | None:
     """The value of a written calculation, left to right, rounding down once at the end."""
     if not calc.terms:
         return None
+    return _evaluate_terms(tuple([(t.op, t.value) for t in calc.terms]))
+
+
+@lru_cache(maxsize=2048)
+def _evaluate_terms(terms: tuple[tuple[str, float], ...]) -> int | None:
+    """`_evaluate` of (op, value) pairs (cached: exact Fraction arithmetic is slow and calculations repeat)."""
     value = Fraction(0)
-    for t in calc.terms:
-        if not math.isfinite(t.value):
+    for op, v in terms:
+        if not math.isfinite(v):
             return None
-        x = Fraction(t.value).limit_denominator(1000)
-        if t.op == "+":
+        x = Fraction(v).limit_denominator(1000)
+        if op == "+":
             value += x
-        elif t.op == "-":
+        elif op == "-":
             value -= x
-        elif t.op == "*":
+        elif op == "*":
             value *= x
-        elif t.op == "/" and x:
+        elif op == "/" and x:
             value /= x
     return int(value // 1)
 
@@ -527,28 +536,28 @@ def _damage_calcs(p: _Post) -> None:
         if h.ruled is not None:
             amount, basis = h.ruled, "ruling"
         if calc is None:
-            p.v("damage.missing_calc", post.id,
+            p.verdicts.append(verdict("damage.missing_calc", post.id,
                 f"Manca il Calcolo dei Danni del colpo a segno su {atk.target}"
                 + (f" [{tech}]" if tech else "") + (f": il motore calcola {amount}." if amount is not None else "."),
-                P_DANNI_POST, expected=amount, found=None, details=details)
+                P_DANNI_POST, expected=amount, found=None, details=details))
         elif amount is not None and stated is not None and amount != stated:
-            p.v("damage.miscalculated", post.id,
+            p.verdicts.append(verdict("damage.miscalculated", post.id,
                 f"Danno a {atk.target}" + (f" [{tech}]" if tech else "") + f": {stated} dichiarato, {amount} calcolato.",
                 P_DANNI, expected=amount, found=stated, details=details,
-                assumption="calcolo_dichiarato" if basis == "dichiarato" else None)
+                assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
             own = _evaluate(calc)
             if calc.result is not None and own is not None and own != calc.result:
-                p.v("damage.miscalculated", post.id,
+                p.verdicts.append(verdict("damage.miscalculated", post.id,
                     f"Il calcolo scritto dà {own}, non {calc.result}.", P_DANNI, expected=own, found=calc.result,
-                    details=details, assumption="calcolo_dichiarato")
+                    details=details, assumption="calcolo_dichiarato"))
                 stated = own
             amount, basis = stated, "dichiarato"
         if amount is None:
-            p.v("ruling.needed", post.id,
+            p.verdicts.append(verdict("ruling.needed", post.id,
                 f"Danno su {atk.target}" + (f" [{tech}]" if tech else "")
                 + ": Potenziale, Bonus Statistica o Resistenza sconosciuti e nessun calcolo scritto.",
-                P_DANNI, details=details)
+                P_DANNI, details=details))
         target = p.fighters.get(atk.target)
         if target is not None:
             resource = calc.resource if calc is not None else "PV"
@@ -589,9 +598,9 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
     effects = tuple(c for c in present if c not in target.costrizioni) if present else ()
     if effects:
         target = evolve(target, costrizioni=target.costrizioni + effects)
-        p.v("outcome.stacks", p.post.id,
+        p.verdicts.append(verdict("outcome.stacks", p.post.id,
             f"{target.name} subisce la Costrizione: " + ", ".join(effects) + " (Valore di Costrizione: lo stabilisce "
-            "il master).", "Costrizione e Liberazione › Costrizione", found=list(effects))
+            "il master).", "Costrizione e Liberazione › Costrizione", found=list(effects)))
     if not wanted:
         return target
     return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo=calc.kind == "aggiuntivo",
@@ -623,20 +632,20 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
         res = S.apply(target.stacks, wanted, turn=target.turn, damage_taken=damage, aggiuntivo=aggiuntivo,
                       protezione=protezione, source=source, condition=condition)
     except T.MechanicsError as exc:
-        p.v("ruling.needed", p.post.id, f"Stack non applicabili: {exc}", P_STACK1)
+        p.verdicts.append(verdict("ruling.needed", p.post.id, f"Stack non applicabili: {exc}", P_STACK1))
         return target
     for o in res.overflow:
-        p.v("stacks.over_limit", p.post.id, f"{target.name}: {o.message()}.", o.rule, expected=o.limit,
-            found=o.existing + o.requested, details={"stack": o.name, "applied": o.applied})
+        p.verdicts.append(verdict("stacks.over_limit", p.post.id, f"{target.name}: {o.message()}.", o.rule, expected=o.limit,
+            found=o.existing + o.requested, details={"stack": o.name, "applied": o.applied}))
     for r in res.rejected:
-        p.v("outcome.stacks", p.post.id, f"{target.name}: {r.message}.", r.rule, found=r.count,
-            details={"stack": r.name, "reason": r.reason})
+        p.verdicts.append(verdict("outcome.stacks", p.post.id, f"{target.name}: {r.message}.", r.rule, found=r.count,
+            details={"stack": r.name, "reason": r.reason}))
     if res.applied:
-        p.v("outcome.stacks", p.post.id,
+        p.verdicts.append(verdict("outcome.stacks", p.post.id,
             f"{target.name} riceve " + ", ".join(f"{n} Stack di {s}" for s, n in res.applied)
             + " (attive dal suo prossimo turno).",
             P_STACK2 if any(S.tipo_of(s) == 2 for s, _ in res.applied) else P_STACK1,
-            found=dict(res.applied))
+            found=dict(res.applied)))
     return evolve(target, stacks=res.stacks)
 
 
@@ -687,9 +696,9 @@ def _rolls(p: _Post) -> None:
         tag = roll.tag
         spec = classify(tag.action if tag and tag.action else roll.label)
         if spec is None:
-            p.v("dice.unknown_action", post_id,
+            p.verdicts.append(verdict("dice.unknown_action", post_id,
                 f"Azione non riconosciuta nell'etichetta del lancio: «{(tag.action if tag else None) or roll.label}».",
-                "Successo e Fallimento delle Azioni › Lancio del Dado", roll=i, found=roll.label)
+                "Successo e Fallimento delle Azioni › Lancio del Dado", roll=i, found=roll.label))
             continue
         actor = name
         if tag is not None and tag.actor:
@@ -768,24 +777,24 @@ def _rolls(p: _Post) -> None:
         if dfn.failed or dfn.no_offense is not None:
             why = dfn.failed_roll if dfn.failed else dfn.no_offense
             what = "una Difesa è fallita" if dfn.failed else "la Reazione è fallita"
-            p.v("outcome.action_annulled", post_id,
+            p.verdicts.append(verdict("outcome.action_annulled", post_id,
                 f"{spec.name} annullata: {what} (lancio {why + 1}), quindi la Fase Offensiva non avviene.",
-                P_DIFENSIVA, roll=i, details={"failed_roll": why})
+                P_DIFENSIVA, roll=i, details={"failed_roll": why}))
             if spec.kind == "principale" and spec.rolls:
                 _register(p, i, roll, spec, chk, actor, multi, dfn, annulled=True, declared=declared)
             continue
         if spec.counter and dfn.counter.get(spec.key) == "annullato":
-            p.v("outcome.action_annulled", post_id,
+            p.verdicts.append(verdict("outcome.action_annulled", post_id,
                 f"{spec.name} annullato nel Confronto di Potenza: non prosegue verso l'Avversario.",
-                P_CONFRONTO, roll=i)
+                P_CONFRONTO, roll=i))
             continue
         if spec.kind == "principale" and spec.rolls:
             main_count[actor] = main_count.get(actor, 0) + 1
             if main_count[actor] > 1:
                 # the extra action does not count: it is not an attack the target must answer
-                p.v("turn.extra_main_action", post_id,
+                p.verdicts.append(verdict("turn.extra_main_action", post_id,
                     f"{actor} compie più di un'Azione Principale in questo turno ({spec.name}): non conta.",
-                    P_OFFENSIVA, roll=i, expected=1, found=main_count[actor])
+                    P_OFFENSIVA, roll=i, expected=1, found=main_count[actor]))
                 continue
             if tag and tag.techniques:
                 _count_uses(p, actor, spec, phase, tag)
@@ -805,8 +814,8 @@ def _rolls(p: _Post) -> None:
     if prepared:
         stacks = S.remove(me.stacks, S.PREPARAZIONE_RIMUOVE)
         if stacks != me.stacks:
-            p.v("outcome.stacks", post.id, f"Preparazione: {name} rimuove le Stack di Stordimento e Sbilanciamento.",
-                ACTIONS["preparazione"].paragraph)
+            p.verdicts.append(verdict("outcome.stacks", post.id, f"Preparazione: {name} rimuove le Stack di Stordimento e Sbilanciamento.",
+                ACTIONS["preparazione"].paragraph))
         me = evolve(me, stacks=stacks)
     if me.preparazione != prepared or me is not p.me:
         p.me = evolve(me, preparazione=prepared)
@@ -830,14 +839,14 @@ def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, 
     if spec.key == "liberazione":
         liberazioni[actor] = liberazioni.get(actor, 0) + 1
         if liberazioni[actor] > T.LIBERAZIONI_PER_TURNO:
-            p.v("turn.extra_liberazione", p.post.id,
+            p.verdicts.append(verdict("turn.extra_liberazione", p.post.id,
                 f"{actor}: al più {T.LIBERAZIONI_PER_TURNO} Tentativo di Liberazione per Turno.", rule, roll=i,
-                expected=T.LIBERAZIONI_PER_TURNO, found=liberazioni[actor])
+                expected=T.LIBERAZIONI_PER_TURNO, found=liberazioni[actor]))
             return
-    p.v("ruling.needed", p.post.id,
+    p.verdicts.append(verdict("ruling.needed", p.post.id,
         f"{name} di {actor}: dado {chk.face if chk.face is not None else '?'}, totale {chk.total if chk.total is not None else '?'}"
         f" (più Bonus Potenziale e Bonus Statistica del Regolamento Tecniche): il master lo confronta con {other}.",
-        rule, roll=i, found=chk.total)
+        rule, roll=i, found=chk.total))
 
 
 def _prevedibile(n: int) -> int:
@@ -864,13 +873,15 @@ def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec:
     """The incoming action this defence answers: the one from the attacker its label names, else the first."""
     generic = spec.key == "contrattacco_generica"
     pool = [a for a in mine if a.id not in dfn.answered and a.generic == generic]
-    pool.sort(key=lambda a: a.annulled)  # an annulled action is answered only when nothing else is left
+    if len(pool) > 1:
+        pool.sort(key=lambda a: a.annulled)  # an annulled action is answered only when nothing else is left
     if spec.ally:
         pool = [a for a in p.incoming if a.id not in dfn.answered and not a.generic and a.target != p.name
                 and a.attacker != p.name] or pool
     tag = roll.tag
     if tag and tag.targets:
-        named = {(_resolve_name(p.state, t) or t).lower() for t in tag.targets}
+        aliases = p.state.aliases
+        named = {(aliases.get(*_name_keys(t)) or t).lower() if t else t.lower() for t in tag.targets}
         for a in pool:
             if a.attacker.lower() in named or a.target.lower() in named:
                 return a
@@ -888,36 +899,36 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
             return
         if first is not None and chk.total is not None and first.total is not None:
             ok = chk.total >= first.total
-            p.v("outcome.defended" if ok else "outcome.hit", post.id,
+            p.verdicts.append(verdict("outcome.defended" if ok else "outcome.hit", post.id,
                 f"{spec.name}: {chk.total} contro {first.total} dell'Attacco di {first.attacker}: "
                 + ("in tempo." if ok else "battuta sul tempo (nessuna conseguenza)."),
-                spec.paragraph, roll=i, expected=first.total, found=chk.total, details={"independent": True})
+                spec.paragraph, roll=i, expected=first.total, found=chk.total, details={"independent": True}))
         return
     if atk is None:
-        p.v("turn.extra_defense", post.id,
+        p.verdicts.append(verdict("turn.extra_defense", post.id,
             f"{spec.name}: nessun Attacco in arrivo a cui rispondere (al più una Difesa per Attacco).",
-            P_DIFENSIVA, roll=i, expected=len([a for a in mine if not a.generic]), found=len(dfn.answered) + 1)
+            P_DIFENSIVA, roll=i, expected=len([a for a in mine if not a.generic]), found=len(dfn.answered) + 1))
         return
     dfn.answered.add(atk.id)
     who = f"l'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
     if atk.annulled:
         # written before knowing: the attack never came (its author's Fase Offensiva was annulled)
-        p.v("outcome.action_annulled", post.id,
+        p.verdicts.append(verdict("outcome.action_annulled", post.id,
             f"{spec.name} contro {who}: quell'Attacco era già annullato (post {atk.post}), la Difesa non serve.",
-            P_DIFENSIVA, roll=i, details={"attack_post": atk.post})
+            P_DIFENSIVA, roll=i, details={"attack_post": atk.post}))
         return
     dfn.any_defence = True
     if dfn.failed:
-        p.v("outcome.action_annulled", post.id,
+        p.verdicts.append(verdict("outcome.action_annulled", post.id,
             f"{spec.name} contro {who}: considerata fallita perché una Difesa precedente è fallita.",
-            P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll})
+            P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll}))
         _hit(p, atk, ONE, ["Difesa successiva a una fallita"], spec.name, i)
         return
     if chk.total is None or atk.total is None:
-        p.v("dice.no_total", post.id,
+        p.verdicts.append(verdict("dice.no_total", post.id,
             f"{spec.name} contro {who}: manca il risultato di uno dei due lanci, esito da stabilire.",
-            P_DIFENSIVA, roll=i, expected=atk.total, found=chk.total)
-        p.v("ruling.needed", post.id, f"Esito di {spec.name} contro {who} da stabilire.", P_DIFENSIVA, roll=i)
+            P_DIFENSIVA, roll=i, expected=atk.total, found=chk.total))
+        p.verdicts.append(verdict("ruling.needed", post.id, f"Esito di {spec.name} contro {who} da stabilire.", P_DIFENSIVA, roll=i))
         return
     A, Dv = atk.total, chk.total
     numbers = {"attack_total": A, "defence_total": Dv, "attack_rendered": atk.rendered, "defence_rendered": chk.rendered,
@@ -925,15 +936,15 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
     if spec.key == "contrattacco_generica":
         dfn.counter_target[spec.key] = atk.attacker  # launched either way (Azione Generica)
         if Dv >= A:
-            p.v("outcome.suspended", post.id,
+            p.verdicts.append(verdict("outcome.suspended", post.id,
                 f"Contrattacco su Azione Generica riuscito ({Dv} ≥ {A}): l'Azione Generica di {atk.attacker} è Sospesa "
                 "(può confermarla subendo il Contrattacco, o annullarla e difendersi).",
-                spec.paragraph + " › Azione Sospesa", roll=i, expected=A, found=Dv, details=numbers)
+                spec.paragraph + " › Azione Sospesa", roll=i, expected=A, found=Dv, details=numbers))
             dfn.counter[spec.key] = "riuscito"
         else:
-            p.v("outcome.hit", post.id,
+            p.verdicts.append(verdict("outcome.hit", post.id,
                 f"Contrattacco su Azione Generica battuto sul tempo ({Dv} < {A}): l'Azione Generica riesce, il "
-                "Contrattacco è comunque lanciato.", spec.paragraph, roll=i, expected=A, found=Dv, details=numbers)
+                "Contrattacco è comunque lanciato.", spec.paragraph, roll=i, expected=A, found=Dv, details=numbers))
             dfn.counter[spec.key] = "fallito"
         return
     if Dv < A:
@@ -977,12 +988,12 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
                  numbers=numbers)
             return
         if physical is None:
-            p.v("ruling.needed", post.id,
+            p.verdicts.append(verdict("ruling.needed", post.id,
                 f"Sbilanciamento contro {who}: va confermato che sia un Attacco Fisico Diretto.",
-                spec.paragraph, roll=i)
-    p.v("outcome.defended", post.id,
+                spec.paragraph, roll=i))
+    p.verdicts.append(verdict("outcome.defended", post.id,
         f"{spec.name} riuscita ({Dv} ≥ {A}) contro {who}: nessun Danno.", spec.paragraph, roll=i,
-        expected=A, found=Dv, details=numbers)
+        expected=A, found=Dv, details=numbers))
     if spec.key == "sbilanciamento" and atk.attacker in p.fighters:
         p.fighters[atk.attacker] = _apply_stacks(p, p.fighters[atk.attacker], [("Sbilanciamento", T.SBILANCIAMENTO_DA_DIFESA)],
                                                  source=post.id)
@@ -996,36 +1007,36 @@ def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incomi
     post = p.post
     rule = "Sbalzo e Reazione › Reazione"
     if not (dfn.protezione_ok or _DIFESA_NULLA.search(post.body or "")):
-        p.v("ruling.needed", post.id, "Reazione: si può tentare solo con Difesa Nulla o Protezione riuscita.", rule, roll=i)
+        p.verdicts.append(verdict("ruling.needed", post.id, "Reazione: si può tentare solo con Difesa Nulla o Protezione riuscita.", rule, roll=i))
         return
     atk = next((a for a in mine if a.sbalzo and not a.annulled), None)
     if atk is None:
-        p.v("ruling.needed", post.id, "Reazione senza uno Sbalzo dichiarato in arrivo: il master valuta.", rule, roll=i)
+        p.verdicts.append(verdict("ruling.needed", post.id, "Reazione senza uno Sbalzo dichiarato in arrivo: il master valuta.", rule, roll=i))
         return
     reg = p.state.registry
     tech = _technique(reg, atk.techniques)
     bonus = _bonus_statistica(reg, atk.attacker, tech)
     if tech is None or not tech.category or bonus is None or atk.face is None or chk.total is None:
-        p.v("ruling.needed", post.id,
+        p.verdicts.append(verdict("ruling.needed", post.id,
             f"Reazione {chk.total if chk.total is not None else '?'} contro lo Sbalzo di {atk.attacker}: Valore di Sbalzo "
-            "non calcolabile (categoria o Bonus Statistica assenti dal registro).", rule, roll=i, found=chk.total)
+            "non calcolabile (categoria o Bonus Statistica assenti dal registro).", rule, roll=i, found=chk.total))
         return
     try:
         vs = SB.valore_sbalzo(atk.face, bonus, tech.category)
     except T.MechanicsError as exc:
-        p.v("ruling.needed", post.id, f"Valore di Sbalzo non calcolabile: {exc}", rule, roll=i)
+        p.verdicts.append(verdict("ruling.needed", post.id, f"Valore di Sbalzo non calcolabile: {exc}", rule, roll=i))
         return
     numbers = {"valore_sbalzo": str(vs.value), "steps": list(vs.steps), "attack_post": atk.post}
     if chk.total >= vs.value:
-        p.v("outcome.defended", post.id,
+        p.verdicts.append(verdict("outcome.defended", post.id,
             f"Reazione riuscita ({chk.total} ≥ {vs.floor if vs.value == vs.floor else float(vs.value)}): niente Danni "
             "Ambientali e distanza di Sbalzo dimezzata.", rule, roll=i, expected=str(vs.value), found=chk.total,
-            details=numbers)
+            details=numbers))
     else:
         dfn.no_offense = i
-        p.v("outcome.hit", post.id,
+        p.verdicts.append(verdict("outcome.hit", post.id,
             f"Reazione fallita ({chk.total} < {float(vs.value):g}): lo Sbalzo va a segno e non si potrà procedere alla "
-            "Fase Offensiva.", rule, roll=i, expected=str(vs.value), found=chk.total, details=numbers)
+            "Fase Offensiva.", rule, roll=i, expected=str(vs.value), found=chk.total, details=numbers))
 
 
 def _physical(reg: Registry, atk: Incoming) -> bool | None:
@@ -1053,12 +1064,12 @@ def _drop_group(p: _Post, atk: Incoming, i: int) -> None:
     if B.fermato_per_tutti({"multipli": "multiplo"}.get(atk.multi or "mirato", atk.multi or "mirato")):
         p.incoming = [a for a in p.incoming if not (a.group == atk.group and a.id != atk.id)]
         p.hits = [h for h in p.hits if not (h.attack.group == atk.group and h.attack.id != atk.id)]
-        p.v("outcome.action_annulled", p.post.id,
-            f"L'Attacco a Bersagli Multipli di {atk.attacker} è fermato: annullato anche per {names}.", P_BERSAGLI, roll=i)
+        p.verdicts.append(verdict("outcome.action_annulled", p.post.id,
+            f"L'Attacco a Bersagli Multipli di {atk.attacker} è fermato: annullato anche per {names}.", P_BERSAGLI, roll=i))
     else:
-        p.v("ruling.needed", p.post.id,
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
             f"L'Attacco di {atk.attacker} è fermato da {p.name}: se sia annullato anche per {names} si valuta caso "
-            "per caso.", P_BERSAGLI, roll=i)
+            "per caso.", P_BERSAGLI, roll=i))
 
 
 def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming, dfn: _Defence,
@@ -1066,9 +1077,9 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     """Parata / Contrattacco in time: Confronto di Potenza (registry numbers) — else the master rules."""
     reg = p.state.registry
     post = p.post
-    p.v("ruling.needed", post.id,
+    p.verdicts.append(verdict("ruling.needed", post.id,
         f"{spec.name} in tempo contro l'Attacco di {atk.attacker}: l'adeguatezza della Difesa all'Attacco "
-        "la valuta il master.", P_ADEGUATEZZA, roll=i, severity="info")
+        "la valuta il master.", P_ADEGUATEZZA, roll=i, severity="info"))
     tag = roll.tag
     def_tech = _technique(reg, tuple(tag.techniques) if tag else ())
     atk_tech = _technique(reg, atk.techniques)
@@ -1086,19 +1097,19 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
             except T.MechanicsError:
                 sides.append(None)
     if None in sides:
-        p.v("ruling.needed", post.id,
+        p.verdicts.append(verdict("ruling.needed", post.id,
             f"Confronto di Potenza tra l'Attacco di {atk.attacker} e {spec.name} di {p.name}: Potenziale, categoria o "
-            "Bonus Statistica non noti dal registro.", P_CONFRONTO, roll=i, details=numbers)
-        p.v("outcome.defended", post.id,
+            "Bonus Statistica non noti dal registro.", P_CONFRONTO, roll=i, details=numbers))
+        p.verdicts.append(verdict("outcome.defended", post.id,
             f"{spec.name} in tempo ({numbers['defence_total']} ≥ {numbers['attack_total']}): esito del Confronto di "
             "Potenza da stabilire.", spec.paragraph, roll=i, expected=numbers["attack_total"],
-            found=numbers["defence_total"], details=numbers)
+            found=numbers["defence_total"], details=numbers))
         return
     a_side, d_side = sides
     r = confronto_di_potenza(a_side, d_side)
     details = dict(numbers, steps=list(r.steps), outcome=r.outcome, difference=r.difference)
-    p.v("outcome.power_clash", post.id, "Confronto di Potenza: " + r.steps[-1] + ".", P_CONFRONTO, roll=i,
-        expected=a_side.potenza, found=d_side.potenza, details=details)
+    p.verdicts.append(verdict("outcome.power_clash", post.id, "Confronto di Potenza: " + r.steps[-1] + ".", P_CONFRONTO, roll=i,
+        expected=a_side.potenza, found=d_side.potenza, details=details))
     if r.winner == a_side.label:
         # the attack goes on (full or halved Potenziale) and hits: the defence failed
         dfn.failed = True
@@ -1143,15 +1154,21 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
             stacks.extend(eff.stacks)
             if mira == "arti" and arti is None and atk.face >= T.MIRA_ARTI_STORPIATURA_FACCIA:
                 stacks.append((limb_stack(None), 1))
-                p.v("ruling.needed", post.id, "Mira agli Arti: arto non indicato, applicata Storpiatura Debilitante "
-                    "(braccia); il master può decidere diversamente.", "Successo e Fallimento delle Azioni › Fattore Mira")
+                p.verdicts.append(verdict("ruling.needed", post.id, "Mira agli Arti: arto non indicato, applicata Storpiatura Debilitante "
+                    "(braccia); il master può decidere diversamente.", "Successo e Fallimento delle Azioni › Fattore Mira"))
     code = "outcome.defended" if defended_message else "outcome.hit"
+    shown = str(mult)  # "1" exactly when mult == 1
     msg = (f"L'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
            + f" colpisce {atk.target}" + (" ma la Protezione dimezza i Danni" if protezione else "")
-           + (f" (×{mult})" if mult != 1 else "") + ": " + "; ".join(reasons) + ".")
-    p.v(code, post.id, msg, P_DIFENSIVA if defence else P_FLUSSO, roll=roll,
-        expected=(numbers or {}).get("attack_total", atk.total), found=(numbers or {}).get("defence_total"),
-        details=dict(numbers or {}, attack_post=atk.post, multiplier=str(mult), defence=defence))
+           + (f" (×{shown})" if shown != "1" else "") + ": " + "; ".join(reasons) + ".")
+    if numbers:
+        details = dict(numbers, attack_post=atk.post, multiplier=shown, defence=defence)
+        expected, found = numbers.get("attack_total", atk.total), numbers.get("defence_total")
+    else:
+        details = {"attack_post": atk.post, "multiplier": shown, "defence": defence}
+        expected, found = atk.total, None
+    p.verdicts.append(verdict(code, post.id, msg, P_DIFENSIVA if defence else P_FLUSSO, roll=roll,
+                              expected=expected, found=found, details=details))
     if stacks and atk.target in p.fighters:
         p.fighters[atk.target] = _apply_stacks(p, p.fighters[atk.target], stacks, protezione=protezione,
                                                source=atk.post)
@@ -1173,8 +1190,8 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
                 targets = others
             elif spec.role == "offensiva" or spec.counter:
                 if not annulled:
-                    p.v("ruling.needed", p.post.id, f"{spec.name} senza bersaglio indicato nell'etichetta del lancio.",
-                        "Successo e Fallimento delle Azioni › Lancio del Dado", roll=i)
+                    p.verdicts.append(verdict("ruling.needed", p.post.id, f"{spec.name} senza bersaglio indicato nell'etichetta del lancio.",
+                        "Successo e Fallimento delle Azioni › Lancio del Dado", roll=i))
                 return
             else:
                 targets = others
