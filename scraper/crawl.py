@@ -275,7 +275,7 @@ def _read_files(paths: Sequence[str], platform: str, config: Any, saved_at: date
         try:
             data = path.read_bytes()
             # the given time, else the date the saving tool wrote in the page, else the file's mtime
-            when = saved_at or saved_page_date(data) or datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+            when = saved_at or saved_page_date(data) or _mtime(path)
         except FileNotFoundError:
             raise BadSource(f"file non trovato: {raw}") from None
         except OSError as exc:
@@ -338,13 +338,23 @@ def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetche
     if extra is not None:
         registry = (registry or Registry()).merged(extra)  # the master's file wins over scraped sheets
     # one final parse with the registry, so posts get the characters of the sheets they link
-    history = parse_pages([(f.content, f.final_url) for f in fetched], platform=platform, config=config, fetched_at=fetched_at, registry=registry)
+    history = parse_pages([(f.content, f.final_url) for f in fetched], platform=platform, config=config,
+                          fetched_at=fetched_at, registry=registry)
     if len(set(saved)) > 1:
         history = _own_page_times(history, fetched, fetched_at)
     read = tuple(sorted({f.index for f in fetched}))
     history = replace(history, thread=replace(history.thread, pages_read=read))
     records = tuple(_page_record(f, previous) for f in fetched)
     return CrawlResult(history=history, pages=records, sheets=sheets)
+
+
+def _mtime(path: pathlib.Path) -> datetime | None:
+    try:
+        moment = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
+    except (OverflowError, ValueError):
+        return None
+    # a nonsense mtime (a restored archive's 1970): the parser falls back to the current time
+    return moment if _SANE_YEARS[0] <= moment.year <= _SANE_YEARS[1] else None
 
 
 def _own_page_times(history: CombatHistory, fetched: list[_Fetched], fetched_at: str) -> CombatHistory:
@@ -465,21 +475,30 @@ def _iso(moment: datetime) -> str:
 
 # --- save times and completeness ------------------------------------------------------------------------
 
+# save times outside these years are typos (and "Ieri" of 1 January of the year 1 does not exist)
+_SANE_YEARS = (1995, 9000)
+
+
 def parse_saved_at(value: str | datetime) -> datetime:
     """`--saved-at`: ISO 8601 → aware datetime. Without an offset the time is the machine's local time (the
     clock the page was saved with); a bare date means noon of that day, so "Oggi" falls on it in any timezone
     of the forums. Raises BadSavedAt."""
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.astimezone()
-    text = str(value).strip()
     try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            return datetime.combine(datetime.fromisoformat(text).date(), time(12)).astimezone()
-        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "Zz" and text else text)
-    except (ValueError, IndexError):
+        if isinstance(value, datetime):
+            moment = value
+        else:
+            text = str(value).strip()
+            if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+                moment = datetime.combine(datetime.fromisoformat(text).date(), time(12))
+            else:
+                moment = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "Zz" and text else text)
+        moment = moment if moment.tzinfo else moment.astimezone()
+        if not _SANE_YEARS[0] <= moment.astimezone(timezone.utc).year <= _SANE_YEARS[1]:
+            raise ValueError("out of range")
+    except (ValueError, IndexError, OverflowError, OSError):
         raise BadSavedAt(f"data di salvataggio non valida: {value!r} (serve ISO 8601, es. "
                          f"2026-11-09T12:00+01:00)") from None
-    return moment if moment.tzinfo else moment.astimezone()
+    return moment
 
 
 # SingleFile: `<!-- Page saved with SingleFile … saved date: Mon Nov 09 2026 10:30:00 GMT+0100 (…) -->`;
@@ -509,7 +528,12 @@ def saved_page_date(data: bytes) -> datetime | None:
                 break
     if not found:
         return None
-    return _loose_date(html.unescape(found.decode("utf-8", "replace")))
+    moment = _loose_date(html.unescape(found.decode("utf-8", "replace")))
+    try:
+        sane = moment is not None and _SANE_YEARS[0] <= moment.astimezone(timezone.utc).year <= _SANE_YEARS[1]
+    except OverflowError:
+        sane = False
+    return moment if sane else None
 
 
 def _loose_date(text: str) -> datetime | None:

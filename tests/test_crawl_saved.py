@@ -7,6 +7,7 @@ import os
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from engine.history import CombatHistory
 from scraper.crawl import (BadSavedAt, BadSource, crawl_thread, missing_pages, missing_pages_warning,
@@ -211,3 +212,27 @@ def test_warning_names_several_missing_pages(fixtures_dir):
     assert "le pagine 1, 3, 4 mancano" in missing_pages_warning(longer)
     assert "letta 1 pagina su 4" in missing_pages_warning(longer)
 
+
+
+@pytest.mark.parametrize("bad", ["1994-12-31", "0001-01-01T00:00+01:00", "9999-12-31T23:59-10:00"])
+def test_save_times_out_of_range_are_refused_or_ignored(fixtures_dir, tmp_path, bad):
+    with pytest.raises(BadSavedAt):
+        parse_saved_at(bad)
+    note = f'<meta name="arbitro:saved-at" content="{bad}">\n'.encode()
+    page = _copy(fixtures_dir, tmp_path, "topic_62345678_st15.html", mtime=SAVED, prefix=note)
+    assert {pid: _times(scrape([page]))[pid] for pid in RELATIVE} == RELATIVE  # the mtime is used instead
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_hostile_save_dates_never_raise(text):
+    for data in (f'<meta name="savepage-date" content="{text}">',
+                 f"<!-- Page saved with SingleFile \n saved date: {text}\n-->",
+                 f'<meta name="arbitro:saved-at" content="{text}">'):
+        moment = saved_page_date(data.encode("utf-8", "surrogatepass"))
+        assert moment is None or (moment.tzinfo is not None and 1995 <= moment.astimezone(timezone.utc).year <= 9000)
+    try:
+        moment = parse_saved_at(text)
+    except BadSavedAt:
+        return
+    assert moment.tzinfo is not None
