@@ -143,3 +143,16 @@ def test_markdown_report_is_inert_with_hostile_text():
     assert "\\|" in out and "\\`" in out
     assert _md_link("post", "javascript:alert(1)") == "post"
     assert _md_link("post", "https://f.forumfree.it/?t=1#entry2") == "[post](https://f.forumfree.it/?t=1#entry2)"
+
+
+def test_audit_warns_when_pages_are_missing_and_takes_saved_at(fixtures_dir, capsys):
+    page2 = fixtures_dir / "forumfree" / "topic_62345678_st15.html"
+    assert main(["audit", str(page2), "--no-sheets", "--format", "json",
+                 "--saved-at", "2026-11-09T12:00+01:00"]) == 0
+    out, err = capsys.readouterr()
+    assert "cronologia incompleta" in err and "la pagina 1 manca" in err
+    doc = json.loads(out)
+    assert doc["thread"]["pages_read"] == [2]
+    assert doc["thread"]["fetched_at"] == "2026-11-09T11:00:00+00:00"  # the save time, in UTC
+    assert main(["audit", str(page2), "--saved-at", "ieri sera"]) == 2
+    assert "bad_saved_at" in capsys.readouterr().err

@@ -39,6 +39,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
     p.add_argument("--allow-private", action="store_true", help="ammette indirizzi privati/locali (test)")
     p.add_argument("--no-sheets", action="store_true", help="non seguire i link alle schede dei personaggi")
+    p.add_argument("--saved-at", metavar="ISO",
+                   help="pagine salvate: quando sono state salvate (ISO 8601); \"Oggi\"/\"Ieri\" si leggono rispetto "
+                        "a questa data. Default: la data scritta nella pagina, altrimenti la data di modifica del file")
     p.add_argument("--cache-dir", metavar="DIR", help="cartella della cache HTTP (default: nessuna cache)")
     p.add_argument("--no-color", action="store_true", help="niente colori anche su un terminale")
     p.add_argument("-o", "--output", metavar="FILE", help="scrive il risultato in FILE")
@@ -144,7 +147,8 @@ def load_history(args: argparse.Namespace, forums: Any = None) -> tuple[Any, tup
     with Fetcher(policy) as fetcher:
         keep = _FirstPage(fetcher)
         history = scrape(args.sources, platform=args.platform, fetcher=keep if is_url else None, config=forums,
-                         registry_file=None, follow_sheets=is_url and not args.no_sheets)
+                         registry_file=None, follow_sheets=is_url and not args.no_sheets,
+                         saved_at=None if is_url else args.saved_at)
     if is_url:
         first = (keep.first.content, keep.first.final_url) if keep.first is not None else None
     else:
@@ -164,6 +168,11 @@ def run(args: argparse.Namespace) -> int:
         settings = _settings(args.setting)
         forums = _forum_configs(args)
         history, first_page = load_history(args, forums)
+        from scraper.crawl import missing_pages_warning
+
+        warning = missing_pages_warning(history)
+        if warning:  # never a half history presented as whole
+            print(f"arbitro audit: {warning}", file=sys.stderr)
         args.ruleset = pick_ruleset(args, history, forums, first_page)
         registry = None
         if args.registry:
