@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.rulesets.guida.actions import ACTIONS, classify, factor_of, phase_of
-from tests.plugins.engine import Fight, R, codes, find
+from tests.plugins.engine import Fight, R, codes, find, registry
 
 HOLLOW = {"Destrezza": 6, "Costituzione": 4}
 QUINCY = {"Destrezza": 4, "Costituzione": 5}
@@ -187,3 +187,24 @@ def test_undue_counter_bonus_is_flagged():
     f.post("Quincy", pv=40, stats=QUINCY, rolls=[R("1d12+6", 3, "Attacco (Quincy vs Hollow): (+2 [Contrattacco] +4 [Destrezza])")])
     [v] = find(f.replay(), "dice.undue_bonus")
     assert v.found == 2
+
+
+def test_known_malus_applies_on_top_of_an_unverifiable_schema_buff():
+    # the registry says Destrezza 3; the schema's 6 may hold a buff the engine does not know (warning only), but
+    # the Storpiatura Articolare it does know (−3) is not dodged by leaving the schema at 6 (error, total corrected)
+    f = Fight(registry({"Hollow": {"stats": {"Destrezza": 3, "Costituzione": 4}},
+                        "Quincy": {"stats": {"Destrezza": 4, "Costituzione": 5}}}))
+    f.post("Quincy", pv=40, stats=QUINCY, rolls=[R("1d12+3", 10, "Attacco (Quincy vs Hollow): (-1 [Mirato Gambe] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=HOLLOW, body="Difesa Nulla",
+           rolls=[R("1d12+8", 2, "Attacco (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=QUINCY, rolls=[R("1d12+4", 10, "Attacco (Quincy vs Hollow): (+4 [Destrezza])")],
+           body="Difesa Nulla")
+    f.post("Hollow", pv=52, stats=HOLLOW, rolls=[R("1d24+8", 7, "Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])")])
+    a = f.replay()
+    [w] = find(a, "dice.stat_unverifiable", "101")
+    assert (w.expected, w.found, w.severity) == (3, 6, "warning")
+    [v] = find(a, "dice.stat_mismatch", "103")
+    assert (v.expected, v.found, v.severity) == (3, 6, "error")
+    assert v.details == {"schema": 6, "malus": -3}
+    # 7 + 8 = 15 would beat Quincy's 14; with the −3 it is 12: hit
+    assert find(a, "outcome.hit", "103")

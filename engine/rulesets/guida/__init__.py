@@ -5,7 +5,7 @@ from typing import Any
 
 from ...core import Setting, register
 from ...history import Post, Registry, Thread
-from ...verdicts import Verdict
+from ...verdicts import Verdict, make_verdict
 from . import hints as _hints
 from . import step as _step
 from . import tables as _tables
@@ -31,10 +31,10 @@ class GuidaRuleset:
         try:
             return _step.step(state, post)
         except Exception as exc:  # a bug must not lose the audit: the post is skipped and says why
-            verdict = Verdict(
-                code="engine.internal_error", severity="warning",
-                message=f"Errore interno del motore su questo post ({type(exc).__name__}): post non valutato.",
-                rule="Arbitro", post=post.id, details={"error": f"{type(exc).__name__}: {exc}"})
+            verdict = make_verdict(
+                "engine.internal_error",
+                f"Errore interno del motore su questo post ({type(exc).__name__}): post non valutato.",
+                "Arbitro", post.id, details={"error": f"{type(exc).__name__}: {exc}"})
             return evolve(state, posts=state.posts + 1), [verdict]
 
     def characters(self, state: GuidaState) -> dict[str, dict[str, Any]]:

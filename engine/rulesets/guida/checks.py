@@ -73,6 +73,7 @@ class RollContext:
     requirements: tuple[Requirement, ...] = ()
     allowed_bonuses: frozenset[str] = frozenset()  # factors of bonuses that are due now
     attack: bool = False  # Distanza / Mira apply (attacks and offensive counters)
+    destrezza_malus: int = 0  # the live maluses (Stack, conditions) inside `destrezza`, <= 0
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def face_and_total(roll: Roll) -> tuple[int | None, int | None]:
 def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck:
     """Every dice check of one roll, and the total the engine trusts (RULINGS #6)."""
     return check(post, index, roll, ctx.spec, ctx.phase, ctx.destrezza, ctx.destrezza_schema, ctx.requirements,
-                 ctx.allowed_bonuses, ctx.attack)
+                 ctx.allowed_bonuses, ctx.attack, destrezza_malus=ctx.destrezza_malus)
 
 
 # What a roll's checks say regardless of its faces and post, by everything they depend on. A plain dict (cleared
@@ -125,20 +126,21 @@ def label_key(tag: DiceLabel | None) -> tuple[Any, ...] | None:
 def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, destrezza: int | None,
           destrezza_schema: int | None, requirements: tuple[Requirement, ...] = (),
           allowed_bonuses: frozenset[str] = _NO_BONUSES, attack: bool = False,
-          tag_key: tuple[Any, ...] | None = None) -> RollCheck:
+          tag_key: tuple[Any, ...] | None = None, destrezza_malus: int = 0) -> RollCheck:
     """`check_roll` without building a RollContext (the step's hot path); `tag_key` = label_key(roll.tag) when
     the caller has it already."""
     if tag_key is None and roll.tag is not None:
         tag_key = label_key(roll.tag)
     key = (roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
-           tag_key, spec.key, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack)
+           tag_key, spec.key, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack, destrezza_malus)
     st = _STATIC.get(key)
     if st is None:
         if len(_STATIC) >= _STATIC_MAX:
             _STATIC.clear()
         st = _STATIC[key] = _static_checks(
             roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
-            roll.tag, RollContext(spec, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack))
+            roll.tag, RollContext(spec, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack,
+                                    destrezza_malus))
     faces = roll.faces
     face = sum(faces) if faces else None
     rendered = roll.total
@@ -223,9 +225,9 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
             corrections.append(("modificatori elencati", listed_sum - constant))
     elif not mods and constant:
         out.append(verdict(
-            "dice.modifier_mismatch", post,
+            "dice.modifiers_unlisted", post,
             f"Il lancio ha {signed(constant)} ma non elenca i Fattori e i Bonus che lo compongono.",
-            P_LANCIO, roll=index, expected="modificatori elencati", found=constant, severity="warning"))
+            P_LANCIO, roll=index, expected="modificatori elencati", found=constant))
 
     # Fattore Distanza and Fattore Mira: attacks only; never in the defensive phase of a Contrattacco.
     for fac, rng, rule, name in (("distanza", DISTANZA_RANGE, P_DISTANZA, "Distanza"),
@@ -278,16 +280,27 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
     # Fattore Statistica: Livello Totale Destrezza, live.
     if "destrezza" in listed:
         found = listed["destrezza"]
-        if ctx.destrezza is not None and found != ctx.destrezza:
-            unverifiable = ctx.destrezza_schema is not None and found == ctx.destrezza_schema and found > ctx.destrezza
+        as_schema = ctx.destrezza_schema is not None and found == ctx.destrezza_schema
+        if ctx.destrezza is not None and as_schema and ctx.destrezza_malus and found != ctx.destrezza:
+            # the schema's total may hold a buff the engine does not know, but the Stack / condition maluses it
+            # does know still apply on top of it: not updating the schema does not dodge them
+            expected = found + ctx.destrezza_malus
             out.append(verdict(
                 "dice.stat_mismatch", post,
+                f"Destrezza {signed(found)} come nello schema, ma lo schema non toglie i malus noti "
+                f"({signed(ctx.destrezza_malus)} da Stack e condizioni): Destrezza {signed(expected)}.",
+                P_STATISTICA, roll=index, expected=expected, found=found,
+                details={"schema": ctx.destrezza_schema, "malus": ctx.destrezza_malus}))
+            corrections.append(("Destrezza", ctx.destrezza_malus))
+        elif ctx.destrezza is not None and found != ctx.destrezza:
+            unverifiable = as_schema and found > ctx.destrezza
+            out.append(verdict(
+                "dice.stat_unverifiable" if unverifiable else "dice.stat_mismatch", post,
                 (f"Destrezza {signed(found)} come nello schema, ma il Livello Totale noto al motore è "
                  f"{ctx.destrezza}: bonus non verificabile." if unverifiable else
                  f"Destrezza {signed(found)} nel lancio, ma il Livello Totale di Destrezza ora è {ctx.destrezza} "
                  "(Stack e condizioni comprese)."),
-                P_STATISTICA, roll=index, expected=ctx.destrezza, found=found,
-                severity="warning" if unverifiable else None))
+                P_STATISTICA, roll=index, expected=ctx.destrezza, found=found))
             if not unverifiable:
                 corrections.append(("Destrezza", ctx.destrezza - found))
     elif ctx.destrezza is not None and ctx.destrezza < 0:

@@ -1,44 +1,9 @@
-"""Verdict codes of the `guida` ruleset: severities, rule paragraphs and the Italian messages readers see."""
+"""Verdicts of the `guida` ruleset: rule paragraphs, the Italian messages readers see (severities: CODE_SEVERITY)."""
 from __future__ import annotations
 
 from typing import Any
 
-from ...verdicts import Severity, Verdict
-
-# Stable codes (extend, never rename) → default severity.
-SEVERITY: dict[str, Severity] = {
-    "schema.missing_part": "warning",
-    "dice.wrong_die": "error",
-    "dice.unexpected_roll": "error",
-    "dice.modifier_mismatch": "error",
-    "dice.factor_out_of_range": "error",
-    "dice.stat_mismatch": "error",
-    "dice.missing_modifier": "error",
-    "dice.bonus_not_taken": "info",
-    "dice.undue_bonus": "error",
-    "dice.unknown_action": "warning",
-    "dice.not_authentic": "warning",
-    "dice.no_total": "warning",
-    "turn.extra_main_action": "error",
-    "turn.extra_defense": "error",
-    "turn.out_of_turn": "error",
-    "turn.extra_liberazione": "error",
-    "outcome.action_annulled": "info",
-    "outcome.hit": "info",
-    "outcome.defended": "info",
-    "outcome.power_clash": "info",
-    "outcome.suspended": "info",
-    "outcome.stacks": "info",
-    "registro.pv_mismatch": "error",
-    "registro.pe_mismatch": "error",
-    "registro.missing_damage": "error",
-    "damage.miscalculated": "error",
-    "damage.missing_calc": "warning",
-    "stacks.over_limit": "error",
-    "ruling.needed": "info",
-    "ruling.applied": "info",
-    "engine.internal_error": "warning",
-}
+from ...verdicts import Verdict, severity_of
 
 P_SCHEMA = "Schema Post"
 P_INIZIALE = "Struttura dei Turni › Fase Iniziale"
@@ -95,13 +60,14 @@ _new = object.__new__
 
 
 def verdict(code: str, post: str, message: str, rule: str, *, roll: int | None = None, expected: Any = None,
-            found: Any = None, details: dict[str, Any] | None = None, assumption: str | None = None,
-            severity: Severity | None = None) -> Verdict:
+            found: Any = None, details: dict[str, Any] | None = None, assumption: str | None = None) -> Verdict:
+    """A Verdict whose severity is its code's own (engine.verdicts.CODE_SEVERITY): never chosen per case."""
+    severity = severity_of(code)
     if not _PLAIN:
-        return Verdict(code=code, severity=severity or SEVERITY[code], message=message, rule=rule, post=post,
+        return Verdict(code=code, severity=severity, message=message, rule=rule, post=post,
                        roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)
     v = _new(Verdict)
-    v.__dict__.update(code=code, severity=severity or SEVERITY[code], message=message, rule=rule, post=post,
+    v.__dict__.update(code=code, severity=severity, message=message, rule=rule, post=post,
                       roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)
     return v
 

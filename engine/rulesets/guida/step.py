@@ -750,16 +750,20 @@ def _rolls(p: _Post) -> None:
             attack = False
         # Liberazione / Percezione / Mimetizzazione add a Bonus Statistica, not the Fattore Statistica
         destrezza = ds = None
+        dmalus = 0
         if actor_f is not None:
             if spec.key not in _VALUES:
                 if actor_f.stacks.entries or actor_f.conditions or actor_f.costrizioni:
                     destrezza = live_stat(actor_f, "Destrezza")
+                    if destrezza is not None:
+                        ref = actor_f.stats["Destrezza"]
+                        dmalus = destrezza - ref[0] - ref[1]
                 else:  # nothing to subtract: the reference Livello Totale
                     ref = actor_f.stats.get("Destrezza")
                     destrezza = ref[0] + ref[1] if ref is not None else None
             ds = actor_f.schema_stats.get("Destrezza")
         chk = check(post_id, i, roll, spec, phase, destrezza, (ds[0] + ds[1]) if ds else None, tuple(reqs),
-                    _NO_BONUSES, attack, tkey)
+                    _NO_BONUSES, attack, tkey, dmalus)
         if chk.verdicts:
             p.verdicts.extend(chk.verdicts)
         if not spec.die(phase):
@@ -1079,7 +1083,7 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     post = p.post
     p.verdicts.append(verdict("ruling.needed", post.id,
         f"{spec.name} in tempo contro l'Attacco di {atk.attacker}: l'adeguatezza della Difesa all'Attacco "
-        "la valuta il master.", P_ADEGUATEZZA, roll=i, severity="info"))
+        "la valuta il master.", P_ADEGUATEZZA, roll=i))
     tag = roll.tag
     def_tech = _technique(reg, tuple(tag.techniques) if tag else ())
     atk_tech = _technique(reg, atk.techniques)
