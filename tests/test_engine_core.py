@@ -65,7 +65,7 @@ def test_audit_document_shape():
     v = doc["posts"][1]["verdicts"][0]
     assert set(v) >= {"code", "severity", "message", "rule", "roll", "expected", "found"}
     assert set(doc["characters"]["Quincy"]) >= {"pv", "pv_max", "pe", "pe_max", "stacks", "conditions"}
-    assert set(doc["next"]) >= {"character", "incoming", "hints", "dice"}
+    assert set(doc["next"]) >= {"character", "incoming", "hints", "dice_tags"}
     json.dumps(doc)
     # a history given as its JSON document gives the same audit
     assert replay(long_fight(2).history().to_dict()).to_dict() == doc
@@ -81,7 +81,10 @@ def test_next_hint_dice_tags_and_totals():
     nxt = a.next
     assert nxt["character"] == "Quincy"
     assert nxt["incoming"][0]["total"] == 17 and nxt["incoming"][0]["to_beat"] == 17
-    tags = [d["tag"] for d in nxt["dice"]]
+    # the key the userscript, the service page and the other rulesets read: {label, tag, phase, action}
+    assert all(set(d) >= {"label", "tag", "phase", "action"} for d in nxt["dice_tags"])
+    tags = [d["tag"] for d in nxt["dice_tags"]]
+    assert "Protezione contro l'Attacco di Hollow (post 102)" in [d["label"] for d in nxt["dice_tags"]]
     assert "[dice=1d24+4]Protezione (Quincy vs Hollow): (+2 [Bonus Protezione] +4 [Destrezza] -2 [Sbilanciamento])[/dice]" in tags
     assert any(t.startswith("[dice=1d12+6]Attacco (Quincy vs Hollow)") for t in tags)
     assert any("Sbilanciamento" in h and "Probabilità di Difendere" in h for h in nxt["hints"])
@@ -105,7 +108,7 @@ def test_next_hint_offers_a_counter_on_a_generic_action():
     nxt = f.replay().next
     assert nxt["character"] == "Hollow"
     assert any(d["action"] == "Contrattacco su Azione Generica" and d["tag"].startswith("[dice=1d18")
-               for d in nxt["dice"])
+               for d in nxt["dice_tags"])
 
 
 def test_engine_imports_nothing_from_scraper_or_server():

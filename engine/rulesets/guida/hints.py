@@ -64,7 +64,8 @@ def _stack_rows(f: Fighter, turn: int) -> list[dict[str, Any]]:
 def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]:
     who = state.aliases.get(character.lower(), character) if character else next_character(state)
     if who is None:
-        return {"character": None, "incoming": [], "hints": ["Nessun turno giocato finora."], "dice": []}
+        return {"character": None, "incoming": [], "hints": ["Nessun turno giocato finora."], "dice_tags": [],
+                "dice": []}
     f = state.fighters.get(who) or Fighter(name=who, stacks=S.StackSet(who))
     turn = f.turn + 1
     counts = f.stacks.counts(turn)
@@ -152,23 +153,25 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
             if lvl:
                 extra.append((lvl, "Attacco Prevedibile"))
             mods = mods_for("difendere", extra)
-            dice.append({"phase": "difensiva", "action": spec.name, "against": a.post,
+            dice.append({"label": f"{spec.name} contro l'Attacco di {a.attacker} (post {a.post})",
+                         "phase": "difensiva", "action": spec.name, "against": a.post,
                          "tag": dice_tag(spec.name, spec.die_difensiva or 0, who, a.attacker, mods)})
     for g in (a for a in state.incoming if a.target == who and a.generic and not a.annulled):
         spec = ACTIONS["contrattacco_generica"]
         hints.append(f"{g.attacker} ha compiuto un'Azione Generica ({ACTIONS[g.action].name}, totale {g.total}): "
                      "puoi contrattaccarla con un Contrattacco su Azione Generica.")
-        dice.append({"phase": "difensiva", "action": spec.name, "against": g.post,
+        dice.append({"label": f"{spec.name} contro {ACTIONS[g.action].name} di {g.attacker} (post {g.post})",
+                     "phase": "difensiva", "action": spec.name, "against": g.post,
                      "tag": dice_tag(spec.name, 18, who, g.attacker, mods_for("colpire", []))})
     opponents = [n for n in state.order if n != who]
     for o in opponents:
         mods = mods_for("colpire", [])
         if attacks and f.preparazione:
             mods = [m for m in mods if m[1] != "Preparazione"]
-        dice.append({"phase": "offensiva", "action": "Attacco",
+        dice.append({"label": f"Attacco a {o}", "phase": "offensiva", "action": "Attacco",
                      "tag": dice_tag("Attacco", 12, who, o, [(2, "Raggio Ottimale")] + mods)})
     if opponents:
-        dice.append({"phase": "offensiva", "action": "Spostamento",
+        dice.append({"label": "Spostamento", "phase": "offensiva", "action": "Spostamento",
                      "tag": dice_tag("Spostamento", 15, who, None, [(2, "Spostamento")] + mods_for("colpire", []))})
     if not attacks:
         hints.append("Nessun Attacco in arrivo: la Fase Difensiva si salta.")
@@ -182,5 +185,7 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         "registro": registro,
         "pending_calcs": calc_rows,
         "hints": hints,
+        "dice_tags": dice,
+        # the same list under its older name: engine/report.py still reads `dice`
         "dice": dice,
     }
