@@ -208,3 +208,39 @@ def test_known_malus_applies_on_top_of_an_unverifiable_schema_buff():
     assert v.details == {"schema": 6, "malus": -3}
     # 7 + 8 = 15 would beat Quincy's 14; with the −3 it is 12: hit
     assert find(a, "outcome.hit", "103")
+
+
+def test_sbilanciamento_does_not_touch_a_contrattacco_in_fase_difensiva():
+    # Quincy's Sbilanciamento on Hollow's attack gives Hollow 2 Stacks; Hollow then counters Quincy's attack:
+    # "Si considerano le Probabilità di Colpire e non quelle di Difendere", so no −2 is missing
+    f = Fight()
+    f.post("Hollow", pv=52, stats=HOLLOW, rolls=[R("1d12+6", 2, "Attacco [Artigli] (Hollow vs Quincy): (+6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=QUINCY, rolls=[
+        R("1d8+4", 8, "Sbilanciamento (Quincy vs Hollow): (+4 [Destrezza])"),
+        R("1d12+6", 5, "Attacco [Spada] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=HOLLOW, rolls=[
+        R("1d18+6", 15, "Contrattacco [Artigli] (Hollow vs Quincy): (+6 [Destrezza])")])
+    a = f.replay()
+    assert a.posts[1].state["Hollow"]["stacks"] == {"Sbilanciamento": 2}
+    assert find(a, "dice.missing_modifier", "102") == []
+    # a Protezione in the same spot would owe the −2
+    g = Fight()
+    g.post("Hollow", pv=52, stats=HOLLOW, rolls=[R("1d12+6", 2, "Attacco [Artigli] (Hollow vs Quincy): (+6 [Destrezza])")])
+    g.post("Quincy", pv=40, stats=QUINCY, rolls=[
+        R("1d8+4", 8, "Sbilanciamento (Quincy vs Hollow): (+4 [Destrezza])"),
+        R("1d12+6", 5, "Attacco [Spada] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])")])
+    g.post("Hollow", pv=52, stats=HOLLOW, rolls=[
+        R("1d24+8", 15, "Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])")])
+    [v] = find(g.replay(), "dice.missing_modifier", "102")
+    assert (v.expected, v.found) == (-2, 0)
+
+
+def test_next_hint_counter_tag_has_no_defence_maluses():
+    f = Fight()
+    f.post("Hollow", pv=52, stats=HOLLOW, rolls=[R("1d12+6", 2, "Attacco [Artigli] (Hollow vs Quincy): (+6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=QUINCY, rolls=[
+        R("1d8+4", 8, "Sbilanciamento (Quincy vs Hollow): (+4 [Destrezza])"),
+        R("1d12+6", 5, "Attacco [Spada] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])")])
+    tags = {d["action"]: d["tag"] for d in f.replay().next["dice_tags"] if d["phase"] == "difensiva"}
+    assert tags["Contrattacco"] == "[dice=1d18+6]Contrattacco (Hollow vs Quincy): (+6 [Destrezza])[/dice]"
+    assert tags["Parata"] == "[dice=1d18+4]Parata (Hollow vs Quincy): (+6 [Destrezza] -2 [Sbilanciamento])[/dice]"

@@ -356,7 +356,8 @@ def requirement_stacks(f: Fighter, spec: ActionSpec, phase: Phase) -> list[Requi
         return out
     sb = f.stack_count("Sbilanciamento")
     st = f.stack_count("Stordimento")  # the text's "per ogni Stack di Sbilanciamento" under Stordimento: a typo
-    defending = phase == "difensiva" and spec.role == "difensiva"
+    # a Contrattacco in Fase Difensiva "considera le Probabilità di Colpire e non quelle di Difendere"
+    defending = phase == "difensiva" and spec.role == "difensiva" and not spec.counter
     if sb and defending:
         out.append(Requirement("sbilanciamento", T.SBILANCIAMENTO_DIFENDERE * sb, "Sbilanciamento", P_STACK1, False))
     if st:

@@ -147,6 +147,14 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         for key in DEFENCES:
             spec = ACTIONS[key]
             extra = [(spec.bonus, spec.bonus_label)] if spec.bonus and spec.bonus_label == "Bonus Protezione" else []
+            if spec.counter:
+                # in Fase Difensiva a Contrattacco uses Probabilità di Colpire: no Difendere bonuses or maluses
+                # (Preparazione: Probabilità di Successo +2 in the next Fase Difensiva, counters included)
+                mods = [(2, lab) if lab == "Preparazione" else (n, lab) for n, lab in mods_for("colpire", extra)]
+                dice.append({"label": f"{spec.name} contro l'Attacco di {a.attacker} (post {a.post})",
+                             "phase": "difensiva", "action": spec.name, "against": a.post,
+                             "tag": dice_tag(spec.name, spec.die_difensiva or 0, who, a.attacker, mods)})
+                continue
             uses = state.fighters[a.attacker].uses_attack if a.attacker in state.fighters else {}
             n = max((uses.get(t, 0) for t in a.techniques), default=0)
             lvl = 3 if n >= 10 else 2 if n >= 7 else 1 if n >= 4 else 0

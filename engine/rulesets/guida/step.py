@@ -737,13 +737,14 @@ def _rolls(p: _Post) -> None:
                 reqs.append(_REQ_PROTEZIONE[spec.key])
             if f.preparazione and actor == name and spec.role == "difensiva":
                 reqs.append(_REQ_PREPARAZIONE_DIFESA)
-            if target_attack is not None and target_attack.techniques:
+            # Attacco / Difesa Prevedibile act on Probabilità di Difendere: a Contrattacco uses Probabilità di Colpire
+            if target_attack is not None and target_attack.techniques and not spec.counter:
                 attacker = fighters.get(target_attack.attacker)
                 uses = attacker.uses_attack if attacker is not None else EMPTY
                 lvl = _prevedibile(max(uses.get(t, 0) for t in target_attack.techniques))
                 if lvl:
                     reqs.append(_REQ_ATTACCO_PREVEDIBILE[lvl])
-            if spec.role == "difensiva" and tag and tag.techniques:
+            if spec.role == "difensiva" and not spec.counter and tag and tag.techniques:
                 lvl = _prevedibile(max(f.uses_defense.get(t, 0) + 1 for t in tag.techniques))
                 if lvl:
                     reqs.append(_REQ_DIFESA_PREVEDIBILE[lvl])
