@@ -266,3 +266,35 @@ def test_reazione_needs_difesa_nulla_or_protezione_riuscita():
     ])
     a = f.replay()
     assert any("Difesa Nulla o Protezione riuscita" in v.message for v in find(a, "ruling.needed", "101"))
+
+
+def test_overclaimed_bonus_protezione_is_undue_and_the_total_corrected():
+    # +3 [Bonus Protezione]: the rules give +2. 3 + 9 = 12 would tie Quincy's 12 (defended); corrected 11: hit
+    a = duel("Protezione (Hollow vs Quincy): (+3 [Bonus Protezione] +6 [Destrezza])", "1d24+9", 3).replay()
+    [v] = find(a, "dice.undue_bonus", "101")
+    assert (v.severity, v.expected, v.found) == ("error", 2, 3)
+    assert v.rule == "Successo e Fallimento delle Azioni › Fattore Casualità › Protezione"
+    [hit] = find(a, "outcome.hit", "101")
+    assert (hit.expected, hit.found) == (12, 11)
+
+
+def test_overclaimed_counter_follow_up_is_undue():
+    # a Contrattacco riuscito gives +2 in Fase Offensiva, not +3 (that is the Diretto's)
+    f = duel("Contrattacco [Cero] (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 10, reg=REG)
+    f.posts[-1] = f.posts[-1].__class__(**{**f.posts[-1].__dict__, "rolls": f.posts[-1].rolls + (
+        R("1d12+11", 5, "Contrattacco [Cero] (Hollow vs Quincy): (+3 [Contrattacco] +2 [Raggio Ottimale] +6 [Destrezza])"),)})
+    a = f.replay()
+    [v] = find(a, "dice.undue_bonus", "101")
+    assert (v.expected, v.found) == (2, 3)
+    [inc] = a.next["incoming"]
+    assert inc["total"] == 15  # 5 + 11 − 1
+
+
+def test_overclaimed_preparazione_is_undue():
+    f = Fight()
+    f.post("Hollow", pv=52, stats=H, body="Preparazione")
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d24+11", 3, "Protezione (Hollow vs Quincy): (+3 [Preparazione] +2 [Bonus Protezione] +6 [Destrezza])")])
+    a = f.replay()
+    [v] = find(a, "dice.undue_bonus", "102")
+    assert (v.expected, v.found) == (2, 3)

@@ -324,6 +324,13 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
                     "dice.bonus_not_taken", post,
                     f"{req.label} {signed(req.amount)} spettava ma non è stato usato.",
                     req.rule, roll=index, expected=req.amount, found=have))
+            elif have > req.amount:
+                # claimed above what the rules give: the excess does not count (RULINGS #6)
+                out.append(verdict(
+                    "dice.undue_bonus", post,
+                    f"{req.label}: il bonus spettante è {signed(req.amount)}, ne è stato elencato {signed(have)}.",
+                    req.rule, roll=index, expected=req.amount, found=have))
+                corrections.append((req.label, req.amount - have))
         elif have > req.amount:
             out.append(verdict(
                 "dice.missing_modifier", post,
