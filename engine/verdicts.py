@@ -47,6 +47,7 @@ CODE_SEVERITY: dict[str, Severity] = {
     "registro.missing_damage": "error",
     "damage.miscalculated": "error",
     "damage.missing_calc": "warning",
+    "damage.no_hit": "error",
     "stacks.over_limit": "error",
     "ruling.needed": "info",
     "ruling.applied": "info",

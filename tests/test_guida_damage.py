@@ -266,3 +266,47 @@ def test_next_hint_gives_the_attacker_the_damage_to_write():
     [row] = nxt["pending_calcs"]
     assert row["expected"] == 5 and row["multiplier"] == "1/2"  # (14 − 4) × ½
     assert any("il motore calcola 5" in h for h in nxt["hints"])
+
+
+# --- Danno Ambientale, Danni Aggiuntivi, lines without a hit ----------------------------------------
+
+def test_danno_ambientale_uses_its_own_formula():
+    # Freccia Sacra is C: Potenziale D.A. = Dado 6 / 3 = 2; (2 + Bonus Statistica 4 − Resistenza 4) / 2 = 1
+    main = calc("Hollow", 10, technique="Freccia Sacra")
+    a = hit_then_calc([main, calc("Hollow", 1, kind="ambientale", raw="Danno Ambientale su Hollow: 1")]).replay()
+    assert codes(a, "102") == []
+    assert sorted(r["amount"] for r in a.next["registro"]) == [-10, -1]
+    # the Danno Normale formula written for it is wrong
+    a = hit_then_calc([main, calc("Hollow", 10, kind="ambientale", raw="Danno Ambientale su Hollow: 10")]).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert (v.expected, v.found, v.details["kind"]) == (1, 10, "ambientale")
+    assert v.details["steps"][0].startswith("Potenziale D.A. (categoria C): Dado 6 ×")
+
+
+def test_danno_ambientale_is_never_critical():
+    # a 12 on the body doubles the hit (20) but not its Danno Ambientale: 12 / 3 = 4; (4 + 4 − 4) / 2 = 2
+    a = hit_then_calc([calc("Hollow", 20, technique="Freccia Sacra"),
+                       calc("Hollow", 4, kind="ambientale", raw="Danno Ambientale su Hollow: 4")], face=12).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert (v.expected, v.found) == (2, 4)
+
+
+def test_only_the_strongest_danno_aggiuntivo_counts():
+    a = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra"),
+                       calc("Hollow", 3, kind="aggiuntivo", technique="Veleno"),
+                       calc("Hollow", 5, kind="aggiuntivo", technique="Fiamma")]).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert (v.expected, v.found, v.details["amounts"]) == (5, 8, [3, 5])
+    assert sorted(r["amount"] for r in a.next["registro"]) == [-10, -5]
+
+
+def test_damage_for_a_defended_attack_is_an_error():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")])
+    f.post("Quincy", pv=40, pe=30, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra")])
+    a = f.replay()
+    assert find(a, "outcome.defended", "101")
+    [v] = find(a, "damage.no_hit", "102")
+    assert (v.severity, v.found, v.expected) == ("error", 10, None)
+    assert a.next["registro"] == []

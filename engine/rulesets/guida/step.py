@@ -169,7 +169,7 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
     if f.stacks.entries:
         _fase_iniziale_stacks(p)
     _schema(p)
-    if p.hits:
+    if p.hits or post.damage:
         _damage_calcs(p)
     _rolls(p)
 
@@ -445,7 +445,8 @@ def _evaluate_terms(terms: tuple[tuple[str, float], ...]) -> int | None:
 @lru_cache(maxsize=2048)
 def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None, bonus: int | None,
              mult_num: int, mult_den: int, reasons: str, armatura: D.Armatura | None, minimo: int,
-             blocca_puri: str = "meta_potenziale") -> D.DamageResult | None:
+             blocca_puri: str = "meta_potenziale", categoria: str | None = None, dado: int | None = None,
+             da_difesa: bool = False) -> D.DamageResult | None:
     """The damage.py formula for these numbers (cached: fights repeat the same numbers turn after turn; the
     multiplier comes as numerator and denominator, cheaper to hash than a Fraction)."""
     mult = Fraction(mult_num, mult_den)
@@ -457,20 +458,28 @@ def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None
                                 danno_minimo=minimo, armatura_blocca_puri=blocca_puri)
     if kind == "cura" and potenziale is not None and bonus is not None:
         return D.cura_principale(potenziale, bonus, armatura=armatura)
+    if kind == "ambientale":
+        # Potenziale D.A. from the generating attack's die and category; never critical (RULINGS #3 multipliers
+        # that are not critical still apply: ties, Protezione)
+        if categoria is None or dado is None or bonus is None or res is None:
+            return None
+        return D.danno_ambientale(categoria, dado, bonus, res, da_difesa=da_difesa,
+                                  multipliers=[m for m in mults if not m.critical], danno_minimo=minimo)
     if pot is not None and res is not None:
         return D.danno_normale(pot, res, armatura=armatura, multipliers=mults, aggiuntivo=kind == "aggiuntivo",
                                danno_minimo=minimo)
     return None
 
 
-def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tuple[int | None, list[str], str | None]:
+def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None,
+                   kind: str | None = None) -> tuple[int | None, list[str], str | None]:
     """The engine's damage for a hit: registry first, then the numbers stated in the calculation (RULINGS #7).
-    Returns (amount or None, explanation steps, basis)."""
+    `kind` forces the damage type (a Danno Ambientale line of the hit). Returns (amount or None, explanation
+    steps, basis)."""
     reg = state.registry
     atk = hit.attack
     tech = _technique(reg, atk.techniques)
-    kind = None
-    if tech is not None:
+    if kind is None and tech is not None:
         for cand in (tech.extra.get("danno"), tech.type):
             if isinstance(cand, str) and cand.lower() in DAMAGE_KINDS:
                 kind = cand.lower()
@@ -500,12 +509,21 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tupl
                 pot = potenziale + bonus
         if res is None and stated.get("resistenza") is not None:
             res, basis = int(stated["resistenza"]), "dichiarato"
+        if bonus is None and kind == "ambientale" and stated.get("bonus statistica") is not None:
+            bonus, basis = int(stated["bonus statistica"]), "dichiarato"
     minimo = int(state.settings.get("danno_minimo", 0) or 0)
     mult = hit.multiplier
+    categoria = dado = None
+    if kind == "ambientale":
+        # never critical: the Fattore Mira doubling of the hit does not reach the Danno Ambientale
+        mult = _without_critical(hit)
+        categoria = tech.category if tech is not None else None
+        dado = atk.face
     try:
         r = _formula(kind, pot, res, potenziale, bonus, mult.numerator, mult.denominator, "; ".join(hit.reasons),
                      _armatura(reg, atk.target), minimo,
-                     str(state.settings.get("armatura_blocca_puri", "meta_potenziale")))
+                     str(state.settings.get("armatura_blocca_puri", "meta_potenziale")),
+                     categoria, dado, atk.counter)
     except T.MechanicsError as exc:
         return None, [str(exc)], None
     if r is None:
@@ -514,17 +532,37 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tupl
     return amount, list(r.steps), basis
 
 
+def _without_critical(hit: Hit) -> Fraction:
+    """The hit's multiplier without the Colpo Critico of the Fattore Mira (Danni Ambientali are never critical)."""
+    atk = hit.attack
+    mult = hit.multiplier
+    if atk.face is not None and not atk.generic:
+        part = atk.mira or "corpo"
+        mira = "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part
+        eff = _mira_effects(mira, atk.face, None)
+        if eff is not None and eff.multiplier is not None and eff.multiplier.critical:
+            mult /= eff.multiplier.factor
+    return mult
+
+
+# Lines that come on top of a hit's own calculation, never in its place (when the hit has another line).
+_EXTRA_KINDS = frozenset({"ambientale", "aggiuntivo"})
+# Lines that need no hit of the poster: cures and regenerations.
+_NO_HIT_KINDS = frozenset({"cura", "rigenerazione"})
+
+
 def _damage_calcs(p: _Post) -> None:
-    """The attacker's Calcolo dei Danni in its Fase Iniziale, for every hit resolved since its last turn."""
+    """The attacker's Calcolo dei Danni in its Fase Iniziale, for every hit resolved since its last turn; the
+    Danno Ambientale / Aggiuntivo lines that come with them; lines for which no hit is pending."""
     post = p.post
     mine = [h for h in p.hits if h.attack.attacker == p.name]
-    if not mine:
+    if not mine and not post.damage:
         return
     calcs = list(post.damage)
     keep = [h for h in p.hits if h.attack.attacker != p.name]
     for h in mine:
         atk = h.attack
-        calc = _match_calc(calcs, atk)
+        calc = _match_calc([c for c in calcs if c.kind not in _EXTRA_KINDS], atk) or _match_calc(calcs, atk)
         if calc is not None:
             calcs.remove(calc)
         amount, steps, basis = compute_damage(p.state, h, calc)
@@ -567,7 +605,85 @@ def _damage_calcs(p: _Post) -> None:
             if calc is not None:
                 target = _declared_stacks(p, target, calc, damage=amount)
             p.fighters[atk.target] = target
+    if calcs:
+        _extra_calcs(p, mine, calcs)
     p.hits = keep
+
+
+def _hit_for(mine: list[Hit], calc: DamageCalc) -> Hit | None:
+    """The hit (of this batch) an extra line belongs to: same target (and technique when both name one)."""
+    if calc.target is None:
+        return mine[0] if len(mine) == 1 else None
+    low = calc.target.lower()
+    on_target = [h for h in mine if h.attack.target.lower() == low]
+    if calc.technique:
+        tech = calc.technique.lower()
+        named = [h for h in on_target if tech in {t.lower() for t in h.attack.techniques}]
+        if named:
+            return named[0]
+    return on_target[0] if on_target else None
+
+
+def _extra_calcs(p: _Post, mine: list[Hit], calcs: list[DamageCalc]) -> None:
+    """Calculation lines left after every hit took its own: Danni Ambientali (the engine's formula), Danni
+    Aggiuntivi (one per target per turn, the strongest), and lines for which no hit is pending (error)."""
+    post = p.post
+    aggiuntivi: dict[str, list[tuple[DamageCalc, Hit, int | None]]] = {}
+    for c in calcs:
+        if c.kind in _NO_HIT_KINDS:
+            continue
+        h = _hit_for(mine, c)
+        stated = c.result if c.result is not None else _evaluate(c)
+        who = c.target or "?"
+        if h is None or c.kind not in _EXTRA_KINDS:
+            if h is not None:
+                continue  # a second line for a target hit this turn (a breakdown of its calculation): not checked
+            p.verdicts.append(verdict("damage.no_hit", post.id,
+                f"Calcolo dei Danni su {who}" + (f" [{c.technique}]" if c.technique else "")
+                + (f" ({stated})" if stated is not None else "") + ": nessun colpo a segno in attesa di calcolo "
+                "(l'Attacco è stato difeso, mancato o già calcolato). Il danno non va registrato.",
+                P_DANNI_POST, expected=None, found=stated, details={"raw": c.raw}))
+            continue
+        if c.kind == "aggiuntivo":
+            aggiuntivi.setdefault(h.attack.target, []).append((c, h, stated))
+            continue
+        atk = h.attack
+        amount, steps, basis = compute_damage(p.state, h, c, kind="ambientale")
+        details = {"attack_post": atk.post, "steps": steps, "kind": "ambientale"}
+        if amount is not None and stated is not None and amount != stated:
+            p.verdicts.append(verdict("damage.miscalculated", post.id,
+                f"Danno Ambientale a {atk.target}: {stated} dichiarato, {amount} calcolato.",
+                P_DANNI, expected=amount, found=stated, details=details,
+                assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
+        if amount is None:
+            amount, basis = stated, "dichiarato"
+        _due_extra(p, atk, c, amount, basis, "Danno Ambientale")
+    for target, items in aggiuntivi.items():
+        known = [(c, h, a) for c, h, a in items if a is not None]
+        if not known:
+            c, h, _ = items[0]
+            _due_extra(p, h.attack, c, None, None, "Danno Aggiuntivo")
+            continue
+        best = D.piu_forte([D.DamageResult(amount=max(a, 0), kind="aggiuntivo", steps=(c.raw,)) for c, _, a in known])
+        i_best = next(i for i, (_, _, a) in enumerate(known) if best is not None and max(a, 0) == best.amount)
+        c, h, a = known[i_best]
+        if len(items) > 1:
+            p.verdicts.append(verdict("damage.miscalculated", post.id,
+                f"Più Danni Aggiuntivi su {target} nello stesso turno: conta solo il più forte ({a}); scartati "
+                f"{[x for j, (_, _, x) in enumerate(known) if j != i_best]}.",
+                P_DANNI, expected=a, found=sum(x for _, _, x in known),
+                details={"kind": "aggiuntivo", "amounts": [x for _, _, x in known]}))
+        _due_extra(p, h.attack, c, a, "dichiarato", "Danno Aggiuntivo")
+
+
+def _due_extra(p: _Post, atk: Incoming, calc: DamageCalc, amount: int | None, basis: str | None, what: str) -> None:
+    """An extra damage of a hit, for the target's next Registro."""
+    target = p.fighters.get(atk.target)
+    if target is None:
+        return
+    label = calc.technique or what
+    due = target.due + (_DueDamage(amount, calc.resource, atk.attacker, label, atk.post, basis or "dichiarato"),)
+    p.fighters[atk.target] = evolve(target, due=due)
 
 
 def _match_calc(calcs: list[DamageCalc], atk: Incoming) -> DamageCalc | None:
