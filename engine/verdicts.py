@@ -45,6 +45,7 @@ CODE_SEVERITY: dict[str, Severity] = {
     "registro.pv_mismatch": "error",
     "registro.pe_mismatch": "error",
     "registro.missing_damage": "error",
+    "registro.missing_expense": "error",
     "damage.miscalculated": "error",
     "damage.missing_calc": "warning",
     "damage.no_hit": "error",

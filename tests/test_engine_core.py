@@ -123,7 +123,6 @@ def test_engine_imports_nothing_from_scraper_or_server():
 
 def test_every_guida_code_is_documented():
     import pathlib
-
     import re
 
     from engine.verdicts import CODE_SEVERITY

@@ -310,3 +310,62 @@ def test_damage_for_a_defended_attack_is_an_error():
     [v] = find(a, "damage.no_hit", "102")
     assert (v.severity, v.found, v.expected) == ("error", 10, None)
     assert a.next["registro"] == []
+
+
+# --- Registro: technique costs ------------------------------------------------------------------------
+
+SCHIVATA_H = "Schivata (Hollow vs Quincy): (+6 [Destrezza])"
+COSTS = registry(
+    {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}},
+    {"Freccia Sacra": {"potenziale": 10, "category": "C", "cost": {"PE": 6}}},
+)
+
+
+def test_technique_cost_listed_in_the_same_or_the_next_registro():
+    f = Fight(COSTS)
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)], registro=["-6 PE [Freccia Sacra]"])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    # the second Freccia Sacra goes in the next Registro
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    f.post("Quincy", pv=40, pe=24, stats=Q, registro=["-6 PE [Freccia Sacra]"])
+    a = f.replay()
+    assert codes(a, severity="error") == []
+    assert a.characters["Quincy"]["pe"] == 24
+
+
+def test_technique_cost_never_listed_is_missing_and_taken_anyway():
+    f = Fight(COSTS)
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    a = f.replay()
+    # still pending after the post that used it: the next hint says to write it
+    assert [r["line"] for r in a.next["registro"] if r["resource"] == "PE"] == ["-6 PE [Freccia Sacra]"]
+    assert a.snapshots[0].state.fighters["Quincy"].spese[0].amount == 6
+    f.post("Quincy", pv=40, pe=30, stats=Q)
+    a = f.replay()
+    [v] = find(a, "registro.missing_expense", "102")
+    assert (v.severity, v.expected, v.found, v.details["used_in"]) == ("error", -6, None, "100")
+    assert v.rule == "Struttura dei Turni › Fase Iniziale"
+    assert "registro.pe_mismatch" not in codes(a, "102")
+    assert a.characters["Quincy"]["pe"] == 24
+
+
+def test_technique_cost_taken_from_pe_but_not_listed_is_missing_expense_only():
+    f = Fight(COSTS)
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    f.post("Quincy", pv=40, pe=24, stats=Q)
+    a = f.replay()
+    assert codes(a, "102", severity="error") == ["registro.missing_expense"]
+    assert a.characters["Quincy"]["pe"] == 24
+
+
+def test_next_hint_lists_the_cost_to_write():
+    f = Fight(COSTS)
+    f.post("Hollow", pv=52, pe=45, stats=H)
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    nxt = f.replay().next
+    assert nxt["character"] == "Quincy"
+    assert [r["line"] for r in nxt["registro"]] == ["-6 PE [Freccia Sacra]"]

@@ -26,8 +26,9 @@ IMPOSSIBLE_ON = {"phpbb3": {("600160", "dice.modifier_mismatch"), ("600240", "di
 FINAL = {
     # 52 −5 (600230: the halved Freccia Sacra of 600190); the Freccia hit at 600270 awaits Quincy's Calcolo Danni.
     "Hollow": {"pv": 47, "pv_max": 52, "pe": 25, "pe_max": 40, "stacks": {}},
-    # 48 −4 (600150) −10 (600170) −16 (600190: the critical) −10 (600260: the Cero left out of the Registro)
-    "Quincy": {"pv": 8, "pv_max": 48, "pe": 28, "pe_max": 46, "stacks": {}},
+    # 48 −4 (600150) −10 (600170) −16 (600190: the critical) −10 (600260: the Cero left out of the Registro);
+    # 46 −6 (600150: the Freccia Sacra of 600130 left out of the Registro) −6 −6 −6 (600190, 600240, 600260)
+    "Quincy": {"pv": 8, "pv_max": 48, "pe": 22, "pe_max": 46, "stacks": {}},
 }
 
 

@@ -109,6 +109,9 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         else:
             registro.append({"amount": -d.amount, "resource": d.resource, "label": label, "post": d.attack_post,
                              "line": f"{signed(-d.amount)} {d.resource} [{label}]"})
+    for e in f.spese:
+        registro.append({"amount": -e.amount, "resource": e.resource, "label": e.technique, "post": e.post,
+                         "line": f"{signed(-e.amount)} {e.resource} [{e.technique}]"})
     if registro:
         hints.append("Da scrivere nel Registro: " + "; ".join(r["line"] for r in registro) + ".")
     calcs = [h for h in state.hits if h.attack.attacker == who]

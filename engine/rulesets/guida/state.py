@@ -93,6 +93,17 @@ class DueDamage:
 
 
 @dataclass(frozen=True)
+class Expense:
+    """A technique's cost (registry `cost`) the character must list in its Registro: in the post that uses the
+    technique or, at the latest, in its next one."""
+
+    technique: str
+    resource: str  # "PE", "PV"
+    amount: int  # > 0
+    post: str  # where the technique was used
+
+
+@dataclass(frozen=True)
 class Fighter:
     name: str
     pv: int | None = None
@@ -115,6 +126,7 @@ class Fighter:
     due: tuple[DueDamage, ...] = ()  # to record in the next Registro
     preparazione: bool = False  # Preparazione without Azione Secondaria in the last turn (+2 / +1 next turn)
     player: str | None = None
+    spese: tuple[Expense, ...] = ()  # technique costs used and not yet listed in a Registro
 
     def stack_count(self, name: str, turn: int | None = None) -> int:
         """Stacks of `name` acting in this character's turn `turn` (default: the current one)."""
@@ -191,4 +203,4 @@ class GuidaState:
         return evolve(self, fighters=MappingProxyType(d))
 
 
-__all__ = ["maker", "evolve", "DueDamage", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]
+__all__ = ["maker", "evolve", "DueDamage", "Expense", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]

@@ -26,7 +26,7 @@ from .messages import (
     P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA, P_FLUSSO,
     P_INIZIALE, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed, verdict,
 )
-from .state import EMPTY, DueDamage, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
+from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -133,6 +133,7 @@ class _Post:
         self.incoming: list[Incoming] = list(state.incoming)
         self.hits: list[Hit] = list(state.hits)
         self.new_incoming: list[Incoming] = []
+        self.spese_now: tuple[Expense, ...] = ()  # costs of the techniques the poster uses in this post
 
     def v(self, *args: Any, **kw: Any) -> None:
         self.verdicts.append(verdict(*args, **kw))
@@ -168,6 +169,8 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
     p.me = f
     if f.stacks.entries:
         _fase_iniziale_stacks(p)
+    if post.rolls and state.registry.techniques:
+        p.spese_now = _expenses_used(p)
     _schema(p)
     if p.hits or post.damage:
         _damage_calcs(p)
@@ -265,8 +268,65 @@ def _maluses(f: Fighter, stat: str) -> list[tuple[str, int]]:
     return stat_maluses(f, stat)
 
 
+def _expenses_used(p: _Post) -> tuple[Expense, ...]:
+    """The registry costs of the techniques the poster uses in this post (each technique once: the two rolls of
+    one Contrattacco are one action)."""
+    reg = p.state.registry
+    aliases = p.state.aliases
+    out: list[Expense] = []
+    seen: set[str] = set()
+    for roll in p.post.rolls:
+        tag = roll.tag
+        if tag is None or not tag.techniques:
+            continue
+        if tag.actor and (aliases.get(*_name_keys(tag.actor)) or tag.actor) != p.name:
+            continue  # a summon's or an ally's action: not this character's energy
+        for n in tag.techniques:
+            t = reg.techniques.get(n)
+            if t is None:
+                low = n.lower()
+                t = next((x for k, x in reg.techniques.items() if k.lower() == low), None)
+            if t is None or not t.cost or t.name in seen:
+                continue
+            seen.add(t.name)
+            for res, amount in t.cost.items():
+                res = str(res).upper()
+                if res in ("PE", "PV") and isinstance(amount, int) and amount > 0:
+                    out.append(Expense(t.name, res, amount, p.post.id))
+    return tuple(out)
+
+
+def _settle_expenses(p: _Post, entries: tuple[Any, ...], used: set[int]) -> tuple[tuple[Expense, ...], dict[str, int]]:
+    """Match the costs due (those of the last post, then this post's) against the Registro's entries. A cost of an
+    earlier post not listed now is registro.missing_expense; this post's may still go in the next Registro.
+    Returns the costs still pending and, per resource, what the missing ones take (negative)."""
+    post, f = p.post, p.me
+    pending: list[Expense] = []
+    missing: dict[str, int] = {}
+    for e in f.spese + p.spese_now:
+        want = -e.amount
+        name = e.technique.lower()
+        idx = next((i for i, x in enumerate(entries) if i not in used and x.resource == e.resource
+                    and x.amount == want and (name in x.label.lower() or name in x.raw.lower())), None)
+        if idx is None:
+            idx = next((i for i, x in enumerate(entries) if i not in used and x.resource == e.resource
+                        and x.amount == want and not x.label), None)
+        if idx is not None:
+            used.add(idx)
+        elif e.post == post.id:
+            pending.append(e)
+        else:
+            missing[e.resource] = missing.get(e.resource, 0) + want
+            p.verdicts.append(verdict("registro.missing_expense", post.id,
+                f"Il Registro non riporta la spesa di {e.technique} (usata nel post {e.post}): {want} {e.resource}.",
+                P_INIZIALE, expected=want, found=None,
+                details={"technique": e.technique, "resource": e.resource, "used_in": e.post}))
+    return tuple(pending), missing
+
+
 def _apply_due_without_registro(p: _Post) -> None:
     f = p.me
+    spese, missing = _settle_expenses(p, (), set()) if f.spese or p.spese_now else ((), {})
     for d in f.due:
         if d.amount is not None:
             p.verdicts.append(verdict("registro.missing_damage", p.post.id,
@@ -276,7 +336,9 @@ def _apply_due_without_registro(p: _Post) -> None:
     pv = f.pv
     if pv is not None:
         pv -= sum(d.amount for d in f.due if d.amount is not None and d.resource == "PV")
-    p.me = evolve(f, pv=pv, due=())
+        pv += missing.get("PV", 0)
+    pe = f.pe + missing.get("PE", 0) if f.pe is not None else None
+    p.me = evolve(f, pv=pv, pe=pe, due=(), spese=spese)
 
 
 def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[str, Any] | None = None) -> None:
@@ -286,8 +348,8 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
     reg = post.schema.registro if post.schema else None
     entries = reg or ()
     missing_known = 0
+    used: set[int] = set()
     if f.due:
-        used: set[int] = set()
         for d in f.due:
             if d.amount is None:
                 p.verdicts.append(verdict("ruling.needed", post.id,
@@ -328,6 +390,9 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
                     f"Il Registro non riporta il danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
                     + f": {want} {res}.", P_INIZIALE, expected=want, found=None,
                     details={"attack_post": d.attack_post, "basis": d.basis}))
+    spese, missing_spese = _settle_expenses(p, entries, used) if f.spese or p.spese_now else ((), {})
+    missing_known += missing_spese.get("PV", 0)
+    missing_pe = missing_spese.get("PE", 0)
     # sum rule: PV/PE now − changes listed = PV/PE written in the previous turn
     sums: dict[str, int] = {}
     for e in entries:
@@ -338,8 +403,10 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
             if now is None or prev is None:
                 continue
             expected = prev + sums.get(res, 0)
-            # a value that is right but whose Registro only lacks the damage is registro.missing_damage alone
-            if expected != now and not (res == "PV" and missing_known and now == expected + missing_known):
+            # a value that is right but whose Registro only lacks the damage (or the expense) is
+            # registro.missing_damage (registro.missing_expense) alone
+            left_out = missing_known if res == "PV" else missing_pe
+            if expected != now and not (left_out and now == expected + left_out):
                 p.verdicts.append(verdict(code, post.id,
                     f"{res} {now}, ma {res} del turno precedente {prev} con le voci del Registro "
                     f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now))
@@ -352,8 +419,8 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
     if f.pe is None or reg is None:
         new_pe = pe_now if pe_now is not None else f.pe
     else:
-        new_pe = f.pe + sums.get("PE", 0)
-    p.me = evolve(f, pv=new_pv, pe=new_pe, due=(),
+        new_pe = f.pe + sums.get("PE", 0) + missing_pe
+    p.me = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese,
                   pv_written=pv_now if pv_now is not None else f.pv_written,
                   pe_written=pe_now if pe_now is not None else f.pe_written, **(changes or {}))
 
