@@ -369,3 +369,36 @@ def test_next_hint_lists_the_cost_to_write():
     nxt = f.replay().next
     assert nxt["character"] == "Quincy"
     assert [r["line"] for r in nxt["registro"]] == ["-6 PE [Freccia Sacra]"]
+
+
+def test_armatura_gives_way_for_the_rest_of_the_turn():
+    # Hollow wears Pelle d'Acciaio (Potenziale 4): Armatura 4 + Resistenza 4 = 8. In one Fase Difensiva it takes
+    # Quincy's Freccia Sacra (Potenza 14 > 8: 14 − 4 − 2 = 8, the Armatura gives way) and Orihime's Lama
+    # (Potenza 8): with the Armatura still up it would be 0, but it protects no more in that turn: 8 − 4 = 4
+    reg = registry(
+        {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}},
+         "Orihime": {"stats": {"Destrezza": 2, "Costituzione": 3}, "extra": {"bonus_statistica": 2}},
+         "Hollow": {"stats": H, "techniques": ["Pelle d'Acciaio"]}},
+        {"Freccia Sacra": {"potenziale": 10, "category": "C"}, "Lama": {"potenziale": 6, "category": "C"},
+         "Pelle d'Acciaio": {"kind": "armatura", "potenziale": 4, "category": "C", "extra": {"attiva": True}}},
+    )
+    f = Fight(reg)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Orihime", pv=30, stats={"Destrezza": 2, "Costituzione": 3},
+           rolls=[R("1d12+4", 6, "Attacco [Lama] (Orihime vs Hollow): (+2 [Raggio Ottimale] +2 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 8, technique="Freccia Sacra")])
+    f.post("Orihime", pv=30, stats={"Destrezza": 2, "Costituzione": 3}, damage=[calc("Hollow", 0, technique="Lama")])
+    a = f.replay()
+    assert codes(a, "103", severity="error") == []
+    [v] = find(a, "damage.miscalculated", "104")
+    assert (v.expected, v.found) == (4, 0)
+    assert "Pelle d'Acciaio non offre protezione per il resto del Turno" in v.details["steps"]
+    # the next turn the Armatura is up again
+    f.post("Hollow", pv=40, stats=H, registro=["-8 PV [Freccia Sacra di Quincy]", "-4 PV [Lama di Orihime]"],
+           rolls=[R("1d12+8", 2, "Attacco (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=Q, body="Difesa Nulla", rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Orihime", pv=30, stats={"Destrezza": 2, "Costituzione": 3})
+    f.post("Hollow", pv=40, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 8, technique="Freccia Sacra")])
+    assert find(f.replay(), "damage.miscalculated", "109") == []

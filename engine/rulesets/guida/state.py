@@ -127,6 +127,9 @@ class Fighter:
     preparazione: bool = False  # Preparazione without Azione Secondaria in the last turn (+2 / +1 next turn)
     player: str | None = None
     spese: tuple[Expense, ...] = ()  # technique costs used and not yet listed in a Registro
+    # the post (this character's turn, where hits on it are resolved) in which its Armatura gave way: no
+    # protection against the other hits of that turn
+    armatura_ceduta: str | None = None
 
     def stack_count(self, name: str, turn: int | None = None) -> int:
         """Stacks of `name` acting in this character's turn `turn` (default: the current one)."""

@@ -454,7 +454,8 @@ def _bonus_statistica(reg: Registry, attacker: str, tech: Technique | None) -> i
     return None
 
 
-def _armatura(reg: Registry, target: str) -> D.Armatura | None:
+def _armatura(reg: Registry, target: str, spent: bool = False) -> D.Armatura | None:
+    """The Armatura the target wears (`spent`: it gave way earlier in this turn and protects no more)."""
     ch = reg.characters.get(target)
     if ch is None:
         return None
@@ -462,7 +463,7 @@ def _armatura(reg: Registry, target: str) -> D.Armatura | None:
         t = reg.techniques.get(n)
         # only an armour the registry marks as worn ("attiva"): owning one does not mean wearing it
         if t is not None and t.kind == "armatura" and t.potenziale is not None and t.extra.get("attiva"):
-            return D.Armatura(t.potenziale, t.name, bool(t.extra.get("blocca_puri")))
+            return D.Armatura(t.potenziale, t.name, bool(t.extra.get("blocca_puri")), attiva=not spent)
     return None
 
 
@@ -543,6 +544,15 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None,
     """The engine's damage for a hit: registry first, then the numbers stated in the calculation (RULINGS #7).
     `kind` forces the damage type (a Danno Ambientale line of the hit). Returns (amount or None, explanation
     steps, basis)."""
+    target = state.fighters.get(hit.attack.target)
+    spent = target is not None and target.armatura_ceduta == hit.resolved_in
+    return damage_of(state, hit, calc, kind, spent)[:3]
+
+
+def damage_of(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | None = None,
+              armatura_spent: bool = False) -> tuple[int | None, list[str], str | None, str | None]:
+    """`compute_damage`, with the target's Armatura already spent in this turn when `armatura_spent`; the 4th
+    value is the Armatura's outcome ("regge", "cede" or None)."""
     reg = state.registry
     atk = hit.attack
     tech = _technique(reg, atk.techniques)
@@ -588,15 +598,15 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None,
         dado = atk.face
     try:
         r = _formula(kind, pot, res, potenziale, bonus, mult.numerator, mult.denominator, "; ".join(hit.reasons),
-                     _armatura(reg, atk.target), minimo,
+                     _armatura(reg, atk.target, armatura_spent), minimo,
                      str(state.settings.get("armatura_blocca_puri", "meta_potenziale")),
                      categoria, dado, atk.counter)
     except T.MechanicsError as exc:
-        return None, [str(exc)], None
+        return None, [str(exc)], None, None
     if r is None:
-        return None, [], None
+        return None, [], None, None
     amount = -r.amount if r.cura else r.amount
-    return amount, list(r.steps), basis
+    return amount, list(r.steps), basis, r.armatura
 
 
 def _without_critical(hit: Hit) -> Fraction:
@@ -632,7 +642,13 @@ def _damage_calcs(p: _Post) -> None:
         calc = _match_calc([c for c in calcs if c.kind not in _EXTRA_KINDS], atk) or _match_calc(calcs, atk)
         if calc is not None:
             calcs.remove(calc)
-        amount, steps, basis = compute_damage(p.state, h, calc)
+        target = p.fighters.get(atk.target)
+        amount, steps, basis, armour = damage_of(
+            p.state, h, calc, None, target is not None and target.armatura_ceduta == h.resolved_in)
+        if armour == "cede" and target is not None:
+            # "L'Armatura non offrirà protezione per il resto del Turno": the other hits of that turn (the
+            # target's, where the hits were resolved)
+            p.fighters[atk.target] = evolve(target, armatura_ceduta=h.resolved_in)
         stated = calc.result if calc is not None else None
         if calc is not None and stated is None:
             stated = _evaluate(calc)
@@ -715,7 +731,9 @@ def _extra_calcs(p: _Post, mine: list[Hit], calcs: list[DamageCalc]) -> None:
             aggiuntivi.setdefault(h.attack.target, []).append((c, h, stated))
             continue
         atk = h.attack
-        amount, steps, basis = compute_damage(p.state, h, c, kind="ambientale")
+        target = p.fighters.get(h.attack.target)
+        amount, steps, basis, _ = damage_of(p.state, h, c, "ambientale",
+                                            target is not None and target.armatura_ceduta == h.resolved_in)
         details = {"attack_post": atk.post, "steps": steps, "kind": "ambientale"}
         if amount is not None and stated is not None and amount != stated:
             p.verdicts.append(verdict("damage.miscalculated", post.id,
