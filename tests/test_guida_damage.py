@@ -50,6 +50,15 @@ def test_body_critical_doubles():
     a = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra")], face=12).replay()
     [v] = find(a, "damage.miscalculated", "102")
     assert v.expected == 20
+    # the doubling left out: the rule to cite is the Fattore Mira's
+    assert v.rule == "Successo e Fallimento delle Azioni › Fattore Mira"
+    assert "Colpo Critico (Fattore Mira)" in v.message and "Mira al Corpo con Fattore di Casualità 12" in v.message
+
+
+def test_critical_hit_with_another_mistake_cites_the_damage_rule():
+    a = hit_then_calc([calc("Hollow", 22, technique="Freccia Sacra")], face=12).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert (v.expected, v.found, v.rule) == (20, 22, "Calcolo dei Danni › Tipologie di Danno")
 
 
 def test_pure_damage_ignores_resistenza():

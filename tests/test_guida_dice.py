@@ -244,3 +244,39 @@ def test_next_hint_counter_tag_has_no_defence_maluses():
     tags = {d["action"]: d["tag"] for d in f.replay().next["dice_tags"] if d["phase"] == "difensiva"}
     assert tags["Contrattacco"] == "[dice=1d18+6]Contrattacco (Hollow vs Quincy): (+6 [Destrezza])[/dice]"
     assert tags["Parata"] == "[dice=1d18+4]Parata (Hollow vs Quincy): (+6 [Destrezza] -2 [Sbilanciamento])[/dice]"
+
+
+def test_difesa_prevedibile_says_which_technique_and_how_many_uses():
+    f = Fight()
+    schivata = "Schivata [Hirenkyaku] (Quincy vs Hollow): (+4 [Destrezza])"
+    for _ in range(4):
+        f.post("Hollow", pv=52, stats=HOLLOW, rolls=[R("1d12+6", 2, "Attacco [Artigli] (Hollow vs Quincy): (+6 [Destrezza])")])
+        f.post("Quincy", pv=40, stats=QUINCY, rolls=[R("1d12+4", 10, schivata)])
+    a = f.replay()
+    assert find(a, "dice.missing_modifier", "105") == []
+    [v] = find(a, "dice.missing_modifier", "107")
+    assert (v.expected, v.found, v.rule) == (-1, 0, "Successo e Fallimento delle Azioni › Fattore Descrizione")
+    assert v.details == {"technique": "Hirenkyaku", "uses": 4}
+    assert "Difesa Prevedibile" in v.message and "Hirenkyaku usata 4 volte" in v.message
+
+
+def test_outcome_on_a_roll_typed_by_hand_is_not_final():
+    f = two([R("1d12+4", 3, "Attacco (Quincy vs Hollow): (+4 [Destrezza])")],
+            [R("1d12+6", 10, "Schivata (Hollow vs Quincy): (+6 [Destrezza])", source="typed_text")])
+    a = f.replay()
+    assert find(a, "dice.not_authentic", "101")
+    [out] = find(a, "outcome.defended", "101")
+    assert "non autentico" in out.message and out.details["not_authentic"]
+    [r] = find(a, "ruling.needed", "101")
+    assert r.rule == "Successo e Fallimento delle Azioni › Lancio del Dado" and r.roll == 0
+    # the attack typed by hand: the same when the defence is the forum's own
+    f = two([R("1d12+4", 3, "Attacco (Quincy vs Hollow): (+4 [Destrezza])", source="typed_text")],
+            [R("1d12+6", 10, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")])
+    a = f.replay()
+    [out] = find(a, "outcome.defended", "101")
+    assert out.details["not_authentic"] == ["l'Attacco di Quincy (post 100, lancio 1)"]
+    assert find(a, "ruling.needed", "101")
+    # both authentic: no ruling
+    a = two([R("1d12+4", 3, "Attacco (Quincy vs Hollow): (+4 [Destrezza])")],
+            [R("1d12+6", 10, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")]).replay()
+    assert find(a, "ruling.needed") == [] and "not_authentic" not in find(a, "outcome.defended", "101")[0].details

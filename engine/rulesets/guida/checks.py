@@ -62,6 +62,14 @@ class Requirement:
     label: str  # label to write in the dice tag
     rule: str
     bonus: bool  # True = the player may leave it out (RULINGS #5); False = a malus that must be there
+    details: tuple[tuple[str, Any], ...] = ()  # what the verdict adds (Prevedibile: technique, uses)
+
+    def why(self) -> str:
+        """The case in words, for the message ("Hirenkyaku usata 4 volte")."""
+        d = dict(self.details)
+        if "technique" in d and "uses" in d:
+            return f" ({d['technique']} usata {d['uses']} volte)"
+        return ""
 
 
 @dataclass(frozen=True)
@@ -322,20 +330,20 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
             if have < req.amount:
                 out.append(verdict(
                     "dice.bonus_not_taken", post,
-                    f"{req.label} {signed(req.amount)} spettava ma non è stato usato.",
-                    req.rule, roll=index, expected=req.amount, found=have))
+                    f"{req.label} {signed(req.amount)}{req.why()} spettava ma non è stato usato.",
+                    req.rule, roll=index, expected=req.amount, found=have, details=dict(req.details)))
             elif have > req.amount:
                 # claimed above what the rules give: the excess does not count (RULINGS #6)
                 out.append(verdict(
                     "dice.undue_bonus", post,
-                    f"{req.label}: il bonus spettante è {signed(req.amount)}, ne è stato elencato {signed(have)}.",
-                    req.rule, roll=index, expected=req.amount, found=have))
+                    f"{req.label}{req.why()}: il bonus spettante è {signed(req.amount)}, ne è stato elencato {signed(have)}.",
+                    req.rule, roll=index, expected=req.amount, found=have, details=dict(req.details)))
                 corrections.append((req.label, req.amount - have))
         elif have > req.amount:
             out.append(verdict(
                 "dice.missing_modifier", post,
-                f"Manca il malus {signed(req.amount)} [{req.label}]" + (f" (elencato {signed(have)})" if have else "") + ".",
-                req.rule, roll=index, expected=req.amount, found=have))
+                f"Manca il malus {signed(req.amount)} [{req.label}]{req.why()}" + (f" (elencato {signed(have)})" if have else "") + ".",
+                req.rule, roll=index, expected=req.amount, found=have, details=dict(req.details)))
             corrections.append((req.label, req.amount - have))
     due = {r.factor for r in ctx.requirements if r.bonus} | ctx.allowed_bonuses
     for fac, rule, name in (("preparazione", P_CASUALITA, "Preparazione"), ("contrattacco", P_CASUALITA, "Contrattacco"),

@@ -160,6 +160,7 @@ class Incoming:
     potenziale_factor: Fraction = Fraction(1)  # after a Confronto di Potenza
     annulled: bool = False  # its author's Fase Offensiva was annulled: a defence against it is superfluous
     sbalzo: bool = False  # a declared Sbalzo: the target may try a Reazione
+    authentic: bool = True  # the roll is the forum's own (not typed by hand): it may decide an outcome alone
 
 
 @dataclass(frozen=True)

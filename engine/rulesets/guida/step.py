@@ -24,7 +24,7 @@ from .checks import (
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
     P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA, P_FLUSSO,
-    P_INIZIALE, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed, verdict,
+    P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed, verdict,
 )
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
 
@@ -662,9 +662,18 @@ def _damage_calcs(p: _Post) -> None:
                 + (f" [{tech}]" if tech else "") + (f": il motore calcola {amount}." if amount is not None else "."),
                 P_DANNI_POST, expected=amount, found=None, details=details))
         elif amount is not None and stated is not None and amount != stated:
+            rule, why = P_DANNI, ""
+            if h.ruled is None and _without_critical(h) != h.multiplier:
+                # the Colpo Critico of the Fattore Mira left out: that is the rule to cite
+                plain = damage_of(p.state, evolve(h, multiplier=_without_critical(h)), calc, None,
+                                  target is not None and target.armatura_ceduta == h.resolved_in)[0]
+                if plain == stated:
+                    rule = P_MIRA
+                    why = " Manca il Colpo Critico (Fattore Mira): " + "; ".join(
+                        r for r in h.reasons if "raddoppiato" in r.lower() or "mira" in r.lower()) + "."
             p.verdicts.append(verdict("damage.miscalculated", post.id,
-                f"Danno a {atk.target}" + (f" [{tech}]" if tech else "") + f": {stated} dichiarato, {amount} calcolato.",
-                P_DANNI, expected=amount, found=stated, details=details,
+                f"Danno a {atk.target}" + (f" [{tech}]" if tech else "") + f": {stated} dichiarato, {amount} calcolato."
+                + why, rule, expected=amount, found=stated, details=details,
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
             own = _evaluate(calc)
@@ -942,13 +951,16 @@ def _rolls(p: _Post) -> None:
             if target_attack is not None and target_attack.techniques and not spec.counter:
                 attacker = fighters.get(target_attack.attacker)
                 uses = attacker.uses_attack if attacker is not None else EMPTY
-                lvl = _prevedibile(max(uses.get(t, 0) for t in target_attack.techniques))
+                n, tech = max((uses.get(t, 0), t) for t in target_attack.techniques)
+                lvl = _prevedibile(n)
                 if lvl:
-                    reqs.append(_REQ_ATTACCO_PREVEDIBILE[lvl])
+                    # which technique and how many uses: the verdict says so (a Requirement per case, cached)
+                    reqs.append(_prevedibile_req("prevedibile_attacco", lvl, tech, n))
             if spec.role == "difensiva" and not spec.counter and tag and tag.techniques:
-                lvl = _prevedibile(max(f.uses_defense.get(t, 0) + 1 for t in tag.techniques))
+                n, tech = max((f.uses_defense.get(t, 0) + 1, t) for t in tag.techniques)
+                lvl = _prevedibile(n)
                 if lvl:
-                    reqs.append(_REQ_DIFESA_PREVEDIBILE[lvl])
+                    reqs.append(_prevedibile_req("prevedibile_difesa", lvl, tech, n))
             attack = False
         # Liberazione / Percezione / Mimetizzazione add a Bonus Statistica, not the Fattore Statistica
         destrezza = ds = None
@@ -1013,7 +1025,12 @@ def _rolls(p: _Post) -> None:
             _hit(p, a, ONE, ["Difese successive a una fallita: considerate fallite"], None, dfn.failed_roll)
             continue
         said = bool(_DIFESA_NULLA.search(post.body or ""))
+        n0 = len(p.verdicts)
         _hit(p, a, ONE, ["Difesa Nulla" if said else "nessuna Difesa lanciata (Difesa Nulla)"], "Difesa Nulla", None)
+        if not a.authentic and (p.hits and p.hits[-1].reasons[1:]
+                                or any(v.code == "outcome.stacks" for v in p.verdicts[n0:])):
+            # the hit is certain, but a Mira effect (×2, Stacks) comes from a die face typed by hand
+            _not_authentic_outcome(p, n0, None, [f"l'Attacco di {a.attacker} (post {a.post}, lancio {a.roll + 1})"])
     # Preparazione: no main action rolled and the post says so
     me = p.me
     prepared = not offensive_seen and bool(_PREPARAZIONE.search(post.body or "")) and not dfn.failed
@@ -1059,6 +1076,14 @@ def _prevedibile(n: int) -> int:
     return 3 if n >= 10 else 2 if n >= 7 else 1 if n >= 4 else 0
 
 
+@lru_cache(maxsize=1024)
+def _prevedibile_req(factor: str, lvl: int, technique: str, uses: int) -> Requirement:
+    """Attacco Prevedibile (bonus) / Difesa Prevedibile (malus) for `uses` uses of `technique`."""
+    base = (_REQ_ATTACCO_PREVEDIBILE if factor == "prevedibile_attacco" else _REQ_DIFESA_PREVEDIBILE)[lvl]
+    return Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
+                       (("technique", technique), ("uses", uses)))
+
+
 def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) -> None:
     if actor not in p.fighters or not tag or not tag.techniques:
         return
@@ -1096,6 +1121,35 @@ def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec:
 
 def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming | None,
             dfn: _Defence, mine: list[Incoming]) -> None:
+    """One defensive roll against its attack; an outcome resting on a roll typed by hand is not final."""
+    n0 = len(p.verdicts)
+    _resolve_defence(p, i, roll, spec, chk, atk, dfn, mine)
+    suspect = [] if roll.authentic else [f"la {spec.name} (lancio {i + 1} di questo post)"]
+    if atk is not None and not atk.authentic:
+        suspect.append(f"l'Attacco di {atk.attacker} (post {atk.post}, lancio {atk.roll + 1})")
+    if suspect:
+        _not_authentic_outcome(p, n0, i, suspect)
+
+
+def _not_authentic_outcome(p: _Post, n0: int, i: int | None, suspect: list[str]) -> None:
+    """The outcome verdicts added since `n0` rest on rolls that are not the forum's (dice.not_authentic): they say
+    so, and the master confirms the outcome (ruling.needed)."""
+    what = " e ".join(suspect)
+    touched = False
+    for k in range(n0, len(p.verdicts)):
+        v = p.verdicts[k]
+        if v.code.startswith("outcome.") and "not_authentic" not in v.details:
+            p.verdicts[k] = evolve(v, message=f"{v.message} Esito basato su un lancio non autentico ({what}).",
+                                   details=dict(v.details, not_authentic=list(suspect)))
+            touched = True
+    if touched:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"L'esito si basa su un lancio non autentico del forum ({what}): lo conferma il master.",
+            P_LANCIO, roll=i, details={"not_authentic": list(suspect)}))
+
+
+def _resolve_defence(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming | None,
+                     dfn: _Defence, mine: list[Incoming]) -> None:
     post = p.post
     if not spec.counts_as_defense:
         # Azione Secondaria Indipendente, Reazione, Liberazione…: never stopped, may be beaten on time
@@ -1414,10 +1468,10 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
         if t == actor:
             continue
         # every Incoming field in order: id, attacker, target, post, roll, action, techniques, total, rendered, face,
-        # mira, generic, group, multi, n_targets, counter, potenziale_factor, annulled, sbalzo
+        # mira, generic, group, multi, n_targets, counter, potenziale_factor, annulled, sbalzo, authentic
         p.new_incoming.append(_Incoming(
             f"{post_id}#{i}#{t}", actor, t, post_id, i, spec.key, techniques, chk.total, chk.rendered, chk.face,
-            chk.mira, generic, group, multi, n_targets, spec.counter, factor, annulled, sbalzo))
+            chk.mira, generic, group, multi, n_targets, spec.counter, factor, annulled, sbalzo, roll.authentic))
 
 
 # --- master posts: rulings ------------------------------------------------------------------------
