@@ -411,3 +411,36 @@ def test_armatura_gives_way_for_the_rest_of_the_turn():
     f.post("Hollow", pv=40, stats=H, body="Difesa Nulla")
     f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 8, technique="Freccia Sacra")])
     assert find(f.replay(), "damage.miscalculated", "109") == []
+
+
+def test_liberazione_allentamento_grows_by_two_per_attempt():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra",
+                                                   raw="Freccia Sacra: 10 danni, Hollow è inchiodato (Blocco Gambe)")])
+    lib = "Liberazione (Hollow): (+3 [Bonus Statistica])"
+    f.post("Hollow", pv=42, stats=H, registro=["-10 PV [Freccia Sacra di Quincy]"], rolls=[R("1d12+3", 4, lib)])
+    f.post("Quincy", pv=40, stats=Q)
+    # second attempt: Allentamento +2 is due, left out (a bonus: info only)
+    f.post("Hollow", pv=42, stats=H, rolls=[R("1d12+3", 4, lib)])
+    f.post("Quincy", pv=40, stats=Q)
+    # third attempt: +4 due, +6 claimed
+    f.post("Hollow", pv=42, stats=H,
+           rolls=[R("1d12+9", 4, "Liberazione (Hollow): (+3 [Bonus Statistica] +6 [Allentamento])")])
+    a = f.replay()
+    assert find(a, "dice.bonus_not_taken", "103") == []
+    [info] = find(a, "dice.bonus_not_taken", "105")
+    assert (info.expected, info.found, info.severity) == (2, 0, "info")
+    assert info.rule == "Costrizione e Liberazione › Liberazione › Valore di Liberazione"
+    [v] = find(a, "dice.undue_bonus", "107")
+    assert (v.expected, v.found) == (4, 6)
+    [r] = find(a, "ruling.needed", "107")
+    assert r.found == 4 + 9 - 2  # the trusted total drops the excess
+    # a master's "liberato" resets it
+    f.master("Ruling: ruling.needed post 107: liberato Hollow")
+    f.post("Quincy", pv=40, stats=Q)
+    f.post("Hollow", pv=42, stats=H, rolls=[R("1d12+3", 4, lib)])
+    a = f.replay()
+    assert a.posts[-1].id == "110" and find(a, "ruling.needed", "110")
+    assert find(a, "dice.bonus_not_taken", "110") == []

@@ -223,7 +223,7 @@ MIRA_VALUES = {"corpo": 0, "arti": -1, "braccia": -1, "braccio": -1, "gambe": -1
 
 Factor = Literal["distanza", "mira", "destrezza", "sbilanciamento", "stordimento", "sbalzo", "costrizione",
                  "spostamento", "bersagli", "protezione", "preparazione", "contrattacco", "sorpresa", "spalle",
-                 "prevedibile_attacco", "prevedibile_difesa", "storpiatura", "alleato", "altro"]
+                 "prevedibile_attacco", "prevedibile_difesa", "storpiatura", "alleato", "allentamento", "altro"]
 
 _FACTOR_WORDS: tuple[tuple[str, Factor], ...] = (
     ("attacco prevedibile", "prevedibile_attacco"),
@@ -243,6 +243,7 @@ _FACTOR_WORDS: tuple[tuple[str, Factor], ...] = (
     ("sorpresa", "sorpresa"), ("spalle", "spalle"),
     ("spostamento", "spostamento"), ("movimento", "spostamento"),
     ("alleato", "alleato"),
+    ("allentament", "allentamento"),
 )
 
 

@@ -10,7 +10,7 @@ from ...verdicts import Verdict
 from . import tables as T
 from .actions import MIRA_RANGE, MIRA_VALUES, DISTANZA_RANGE, ActionSpec, Phase, factor_of, mira_target, normalise
 from .messages import (
-    P_BERSAGLI, P_CASUALITA, P_COSTR_IMPROPRIA, P_DESCRIZIONE, P_DISTANZA, P_LANCIO, P_MIRA, P_SBALZO,
+    P_BERSAGLI, P_CASUALITA, P_COSTR_IMPROPRIA, P_DESCRIZIONE, P_DISTANZA, P_LANCIO, P_LIBERAZIONE, P_MIRA, P_SBALZO,
     P_STACK1, P_STATISTICA, dice_expr, signed, verdict,
 )
 from .state import Fighter, evolve, maker
@@ -347,7 +347,8 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
             corrections.append((req.label, req.amount - have))
     due = {r.factor for r in ctx.requirements if r.bonus} | ctx.allowed_bonuses
     for fac, rule, name in (("preparazione", P_CASUALITA, "Preparazione"), ("contrattacco", P_CASUALITA, "Contrattacco"),
-                            ("prevedibile_attacco", P_DESCRIZIONE, "Attacco Prevedibile")):
+                            ("prevedibile_attacco", P_DESCRIZIONE, "Attacco Prevedibile"),
+                            ("allentamento", P_LIBERAZIONE, "Allentamento")):
         if listed.get(fac, 0) > 0 and fac not in due:
             out.append(verdict(
                 "dice.undue_bonus", post,

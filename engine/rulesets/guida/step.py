@@ -862,6 +862,7 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
 # --- rolls: Fase Difensiva and Fase Offensiva -----------------------------------------------------
 
 # The requirements a roll may carry, built once (the hot path creates none).
+P_LIBERAZIONE_ALLENTAMENTO = "Costrizione e Liberazione › Liberazione › Valore di Liberazione"
 _REQ_PROTEZIONE = {k: Requirement("protezione", a.bonus, a.bonus_label, a.paragraph, True)
                    for k, a in ACTIONS.items() if a.bonus_label == "Bonus Protezione"}
 _REQ_PREPARAZIONE_DIFESA = Requirement("preparazione", 2, "Preparazione", P_DESCRIZIONE, True)
@@ -962,6 +963,9 @@ def _rolls(p: _Post) -> None:
                 if lvl:
                     reqs.append(_prevedibile_req("prevedibile_difesa", lvl, tech, n))
             attack = False
+        if spec.key == "liberazione" and actor_f is not None and actor_f.allentamento:
+            # Bonus Allentamento: +2 for each earlier attempt against the same Costrizione
+            reqs.append(_allentamento_req(actor_f.allentamento))
         # Liberazione / Percezione / Mimetizzazione add a Bonus Statistica, not the Fattore Statistica
         destrezza = ds = None
         dmalus = 0
@@ -1066,10 +1070,20 @@ def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, 
                 f"{actor}: al più {T.LIBERAZIONI_PER_TURNO} Tentativo di Liberazione per Turno.", rule, roll=i,
                 expected=T.LIBERAZIONI_PER_TURNO, found=liberazioni[actor]))
             return
+        f = p.fighters.get(actor)
+        if f is not None and f.costrizioni:
+            # the attempt counts whatever its outcome (the master rules it): the next one gets +2 more; a
+            # "liberato" ruling resets it with the Costrizione
+            p.fighters[actor] = evolve(f, allentamento=f.allentamento + T.ALLENTAMENTO_PASSO)
     p.verdicts.append(verdict("ruling.needed", p.post.id,
         f"{name} di {actor}: dado {chk.face if chk.face is not None else '?'}, totale {chk.total if chk.total is not None else '?'}"
         f" (più Bonus Potenziale e Bonus Statistica del Regolamento Tecniche): il master lo confronta con {other}.",
         rule, roll=i, found=chk.total))
+
+
+@lru_cache(maxsize=64)
+def _allentamento_req(amount: int) -> Requirement:
+    return Requirement("allentamento", amount, "Allentamento", P_LIBERAZIONE_ALLENTAMENTO, True)
 
 
 def _prevedibile(n: int) -> int:
