@@ -298,3 +298,30 @@ def test_overclaimed_preparazione_is_undue():
     a = f.replay()
     [v] = find(a, "dice.undue_bonus", "102")
     assert (v.expected, v.found) == (2, 3)
+
+
+CIECA = "Attacco alla Cieca [Cero] (Hollow vs Quincy) Area 40 m: (+2 [Raggio Ottimale] +6 [Destrezza])"
+
+
+@pytest.mark.parametrize("face,fails", [(7, True), (8, False)])  # Area 26-60 m, Attacco Mirato: 7 or less fails
+def test_attacco_alla_cieca_fails_automatically_by_the_table(face, fails):
+    f = Fight()
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", face, CIECA)])
+    a = f.replay()
+    annulled = find(a, "outcome.action_annulled", "100")
+    assert bool(annulled) == fails
+    if fails:
+        [v] = annulled
+        assert (v.expected, v.found, v.rule) == (7, 7, "Percezione e Mimetizzazione › Attacco alla Cieca")
+        assert a.next["incoming"] == []
+    else:
+        assert a.next["incoming"][0]["attacker"] == "Hollow"
+
+
+def test_attacco_alla_cieca_without_a_radius_goes_to_the_master():
+    f = Fight()
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 3, "Attacco alla Cieca [Cero] (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    a = f.replay()
+    [r] = find(a, "ruling.needed", "100")
+    assert r.rule == "Percezione e Mimetizzazione › Attacco alla Cieca"
+    assert a.next["incoming"]

@@ -13,6 +13,7 @@ from ...history import Character, DamageCalc, Post, Registry, Technique, Thread
 from ...verdicts import Verdict
 from . import bersagli as B
 from . import damage as D
+from . import percezione as PZ
 from . import sbalzo as SB
 from . import stacks as S
 from . import tables as T
@@ -23,8 +24,9 @@ from .checks import (
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
-    P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA, P_FLUSSO,
-    P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed, verdict,
+    P_ACCECAMENTO, P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA,
+    P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed,
+    verdict,
 )
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
 
@@ -1020,6 +1022,9 @@ def _rolls(p: _Post) -> None:
                 continue
             if tag and tag.techniques:
                 _count_uses(p, actor, spec, phase, tag)
+            if (actor_f is not None and (actor_f.conditions or actor_f.stacks.entries)
+                    or _CIECA.search(roll.label or "")) and _cieca(p, i, roll, spec, chk, actor_f):
+                continue  # failed automatically: nobody has to defend against it
             _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared)
     # attacks nobody defended: Difesa Nulla (it cannot fail, the Fase Offensiva goes on)
     for a in mine:
@@ -1057,6 +1062,47 @@ _VALUES = {
     "mascheramento": ("Valore di Mascheramento", "il Valore di Percezione di chi cerca",
                       "Percezione e Mimetizzazione › Mascheramento"),
 }
+
+
+_CIECA = re.compile(r"\balla\s+cieca\b", re.IGNORECASE)
+# "Area 40 m", "Raggio Area di 30 metri": the radius of the Area where the hidden target may be
+_AREA_RAGGIO = re.compile(r"(?:raggio\s+)?(?:dell'?\s*)?area\s+(?:di\s+)?(\d+(?:[.,]\d+)?)\s*(?:m|metri)\b", re.IGNORECASE)
+
+
+def _cieca(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor_f: Fighter | None) -> bool:
+    """Attacco alla Cieca (declared "alla Cieca" with the Area's radius): True when it fails automatically by the
+    table. An Accecato attacker who declares nothing: targets beyond 25 m are Nascosti, the master says if so."""
+    label = roll.label or ""
+    if spec.role != "offensiva" and not spec.counter:
+        return False
+    if not _CIECA.search(label):
+        if actor_f is not None and ("Accecamento" in actor_f.conditions or actor_f.stack_count("Accecamento")):
+            p.verdicts.append(verdict("ruling.needed", p.post.id,
+                f"{actor_f.name} è Accecato: i Personaggi oltre 25 m sono Nascosti. Se il Bersaglio lo è, questo è un "
+                "Attacco alla Cieca (fallimento automatico secondo la tabella): lo stabilisce il master.",
+                P_ACCECAMENTO, roll=i))
+        return False
+    m = _AREA_RAGGIO.search(label)
+    if m is None or chk.face is None:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            "Attacco alla Cieca senza il raggio dell'Area dichiarato (es. «Area 40 m»): il fallimento automatico lo "
+            "stabilisce il master.", T.RULE_CIECA, roll=i))
+        return False
+    tag = roll.tag
+    head = normalise(_AREA_RAGGIO.sub(" ", " ".join(((tag.action or "") if tag else label,)
+                                                      + (tuple(tag.techniques) if tag else ()))))
+    tipo = "area_totale" if "area totale" in head else "area" if "area" in head.split() else "mirato"
+    try:
+        r = PZ.attacco_alla_cieca(float(m.group(1).replace(",", ".")), chk.face, tipo)
+    except T.MechanicsError as exc:
+        p.verdicts.append(verdict("ruling.needed", p.post.id, f"Attacco alla Cieca: {exc}.", T.RULE_CIECA, roll=i))
+        return False
+    if not r.auto_fail:
+        return False
+    p.verdicts.append(verdict("outcome.action_annulled", p.post.id,
+        "Attacco alla Cieca fallito automaticamente: " + "; ".join(r.steps) + ".", r.rule, roll=i,
+        expected=r.soglia, found=chk.face, details={"steps": list(r.steps), "band": r.banda, "kind": r.tipo}))
+    return True
 
 
 def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, liberazioni: dict[str, int]) -> None:
