@@ -444,3 +444,21 @@ def test_liberazione_allentamento_grows_by_two_per_attempt():
     a = f.replay()
     assert a.posts[-1].id == "110" and find(a, "ruling.needed", "110")
     assert find(a, "dice.bonus_not_taken", "110") == []
+
+
+def test_area_statica_lowers_the_potenziale_by_its_size():
+    # Gabbia di Luce: Area Statica of 25 m → −2 modificatori; 1 modificatore = 2 Potenziale (registry):
+    # Potenziale 12 → 8, Potenza 8 + 4 = 12, Resistenza 4: 8 (without the Area it would be 12)
+    atk = "Attacco [Gabbia di Luce] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    techs = {"Gabbia di Luce": {"potenziale": 12, "category": "B", "extra": {"area_statica_m": 25, "modificatore": 2}}}
+    reg = registry({"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H}}, techs)
+    a = hit_then_calc([calc("Hollow", 12, technique="Gabbia di Luce")], atk=atk, reg=reg).replay()
+    [v] = find(a, "damage.miscalculated", "102")
+    assert (v.expected, v.found) == (8, 12)
+    assert v.details["steps"][0].startswith("Area Statica di Gabbia di Luce (25 m): Potenziale -2 modificatori × 2")
+    # without the size of a modificatore the engine does not guess: the written calculation is taken
+    techs["Gabbia di Luce"]["extra"] = {"area_statica_m": 25}
+    reg = registry({"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H}}, techs)
+    a = hit_then_calc([calc("Hollow", 12, technique="Gabbia di Luce")], atk=atk, reg=reg).replay()
+    assert find(a, "damage.miscalculated", "102") == []
+    assert a.next["registro"][0]["amount"] == -12

@@ -13,6 +13,7 @@ from ...history import Character, DamageCalc, Post, Registry, Technique, Thread
 from ...verdicts import Verdict
 from . import bersagli as B
 from . import damage as D
+from . import aree as AR
 from . import percezione as PZ
 from . import sbalzo as SB
 from . import stacks as S
@@ -569,6 +570,11 @@ def damage_of(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | 
     potenziale = tech.potenziale if tech else None
     bonus = _bonus_statistica(reg, atk.attacker, tech)
     basis = "motore"
+    area_steps: list[str] = []
+    if potenziale is not None and tech is not None and tech.extra.get("area_statica_m") is not None:
+        potenziale, area_steps = _area_statica(tech, potenziale)
+        if potenziale is None:
+            return None, area_steps, None, None
     if potenziale is not None and atk.potenziale_factor != 1:
         potenziale = int(potenziale * atk.potenziale_factor)
     pot = (potenziale + bonus) if potenziale is not None and bonus is not None else None
@@ -606,9 +612,27 @@ def damage_of(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | 
     except T.MechanicsError as exc:
         return None, [str(exc)], None, None
     if r is None:
-        return None, [], None, None
+        return None, area_steps, None, None
     amount = -r.amount if r.cura else r.amount
-    return amount, list(r.steps), basis, r.armatura
+    return amount, area_steps + list(r.steps) if area_steps else list(r.steps), basis, r.armatura
+
+
+def _area_statica(tech: Technique, potenziale: int) -> tuple[int | None, list[str]]:
+    """Area Statica (registry `extra.area_statica_m`, ours): "le Dimensioni dell'Area riducono il Potenziale della
+    Tecnica" by modificatori; how many points one modificatore is comes from the Regolamento Tecniche (registry
+    `extra.modificatore`), else the Potenziale is unknown (the master or the written calculation decides)."""
+    try:
+        mods = AR.malus_statico(float(tech.extra["area_statica_m"]))
+    except (T.MechanicsError, TypeError, ValueError) as exc:
+        return None, [f"Area Statica di {tech.name}: {exc}"]
+    head = f"Area Statica di {tech.name} ({tech.extra['area_statica_m']} m): Potenziale {mods:+d} modificatori"
+    if not mods:
+        return potenziale, [head]
+    step = tech.extra.get("modificatore")
+    if not isinstance(step, int) or isinstance(step, bool):
+        return None, [head + " (il valore di un modificatore è del Regolamento Tecniche: registro `extra.modificatore`)"]
+    reduced = max(potenziale + mods * step, 0)
+    return reduced, [head + f" × {step} = Potenziale {potenziale} → {reduced}"]
 
 
 def _without_critical(hit: Hit) -> Fraction:
