@@ -437,6 +437,12 @@ def test_liberazione_allentamento_grows_by_two_per_attempt():
     assert (v.expected, v.found) == (4, 6)
     [r] = find(a, "ruling.needed", "107")
     assert r.found == 4 + 9 - 2  # the trusted total drops the excess
+    f.post("Quincy", pv=40, stats=Q)
+    nxt = f.replay().next
+    assert nxt["character"] == "Hollow"
+    [tag] = [d["tag"] for d in nxt["dice_tags"] if d["action"] == "Tentativo di Liberazione"]
+    assert tag == "[dice=1d12+6]Liberazione (Hollow): (+6 [Allentamento])[/dice]"
+    f.posts.pop()
     # a master's "liberato" resets it
     f.master("Ruling: ruling.needed post 107: liberato Hollow")
     f.post("Quincy", pv=40, stats=Q)

@@ -184,6 +184,13 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
     if opponents:
         dice.append({"label": "Spostamento", "phase": "offensiva", "action": "Spostamento",
                      "tag": dice_tag("Spostamento", 15, who, None, [(2, "Spostamento")] + mods_for("colpire", []))})
+    if f.costrizioni:
+        # one Tentativo di Liberazione per turn: 1d12 + Bonus Potenziale + Bonus Statistica + Allentamento
+        allent = [(f.allentamento, "Allentamento")] if f.allentamento else []
+        hints.append(f"Sei sotto Costrizione ({', '.join(f.costrizioni)}): un Tentativo di Liberazione per Turno, 1d12 "
+                     f"+ Bonus Potenziale + Bonus Statistica + Allentamento {f.allentamento}.")
+        dice.append({"label": "Tentativo di Liberazione", "phase": "offensiva", "action": "Tentativo di Liberazione",
+                     "tag": dice_tag("Liberazione", 12, who, None, allent)})
     if not attacks:
         hints.append("Nessun Attacco in arrivo: la Fase Difensiva si salta.")
     return {
