@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...verdicts import Verdict, severity_of
+from ...verdicts import CODE_SEVERITY, UnknownVerdictCode, Verdict
 
 P_SCHEMA = "Schema Post"
 P_INIZIALE = "Struttura dei Turni › Fase Iniziale"
@@ -62,7 +62,10 @@ _new = object.__new__
 def verdict(code: str, post: str, message: str, rule: str, *, roll: int | None = None, expected: Any = None,
             found: Any = None, details: dict[str, Any] | None = None, assumption: str | None = None) -> Verdict:
     """A Verdict whose severity is its code's own (engine.verdicts.CODE_SEVERITY): never chosen per case."""
-    severity = severity_of(code)
+    try:
+        severity = CODE_SEVERITY[code]  # verdicts.severity_of, inlined: the replay builds thousands
+    except KeyError:
+        raise UnknownVerdictCode(code) from None
     if not _PLAIN:
         return Verdict(code=code, severity=severity, message=message, rule=rule, post=post,
                        roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)

@@ -393,9 +393,12 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
                     f"Il Registro non riporta il danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
                     + f": {want} {res}.", P_INIZIALE, expected=want, found=None,
                     details={"attack_post": d.attack_post, "basis": d.basis}))
-    spese, missing_spese = _settle_expenses(p, entries, used) if f.spese or p.spese_now else ((), {})
-    missing_known += missing_spese.get("PV", 0)
-    missing_pe = missing_spese.get("PE", 0)
+    missing_pe = 0
+    spese: tuple[Expense, ...] = ()
+    if f.spese or p.spese_now:
+        spese, missing_spese = _settle_expenses(p, entries, used)
+        missing_known += missing_spese.get("PV", 0)
+        missing_pe = missing_spese.get("PE", 0)
     # sum rule: PV/PE now − changes listed = PV/PE written in the previous turn
     sums: dict[str, int] = {}
     for e in entries:
@@ -648,6 +651,8 @@ def _without_critical(hit: Hit) -> Fraction:
     return mult
 
 
+# the lowest die face that can make a Colpo Critico of the Fattore Mira (head ≥ 9, body 12)
+_CRITICO_MIN_FACCIA = min(T.MIRA_TESTA_CRITICO_FACCIA, T.MIRA_CORPO_CRITICO_FACCIA)
 # Lines that come on top of a hit's own calculation, never in its place (when the hit has another line).
 _EXTRA_KINDS = frozenset({"ambientale", "aggiuntivo"})
 # Lines that need no hit of the poster: cures and regenerations.
@@ -663,9 +668,13 @@ def _damage_calcs(p: _Post) -> None:
         return
     calcs = list(post.damage)
     keep = [h for h in p.hits if h.attack.attacker != p.name]
+    extras = any(c.kind in _EXTRA_KINDS for c in calcs)
     for h in mine:
         atk = h.attack
-        calc = _match_calc([c for c in calcs if c.kind not in _EXTRA_KINDS], atk) or _match_calc(calcs, atk)
+        if extras:
+            calc = _match_calc([c for c in calcs if c.kind not in _EXTRA_KINDS], atk) or _match_calc(calcs, atk)
+        else:
+            calc = _match_calc(calcs, atk)
         if calc is not None:
             calcs.remove(calc)
         target = p.fighters.get(atk.target)
@@ -689,7 +698,9 @@ def _damage_calcs(p: _Post) -> None:
                 P_DANNI_POST, expected=amount, found=None, details=details))
         elif amount is not None and stated is not None and amount != stated:
             rule, why = P_DANNI, ""
-            if h.ruled is None and _without_critical(h) != h.multiplier:
+            face = atk.face
+            if (h.ruled is None and face is not None and face >= _CRITICO_MIN_FACCIA
+                    and _without_critical(h) != h.multiplier):
                 # the Colpo Critico of the Fattore Mira left out: that is the rule to cite
                 plain = damage_of(p.state, evolve(h, multiplier=_without_critical(h)), calc, None,
                                   target is not None and target.armatura_ceduta == h.resolved_in)[0]
