@@ -66,6 +66,8 @@ def test_audit_document_shape():
     assert set(v) >= {"code", "severity", "message", "rule", "roll", "expected", "found"}
     assert set(doc["characters"]["Quincy"]) >= {"pv", "pv_max", "pe", "pe_max", "stacks", "conditions"}
     assert set(doc["next"]) >= {"character", "incoming", "hints", "dice_tags"}
+    # one list of tags in the document (readers that take `dice_tags` and `dice` would show each tag twice)
+    assert "dice" not in doc["next"] and doc["next"]["dice_tags"]
     json.dumps(doc)
     # a history given as its JSON document gives the same audit
     assert replay(long_fight(2).history().to_dict()).to_dict() == doc

@@ -468,3 +468,9 @@ def test_area_statica_lowers_the_potenziale_by_its_size():
     a = hit_then_calc([calc("Hollow", 12, technique="Gabbia di Luce")], atk=atk, reg=reg).replay()
     assert find(a, "damage.miscalculated", "102") == []
     assert a.next["registro"][0]["amount"] == -12
+
+
+def test_a_cure_needs_no_hit():
+    f = Fight(REG)
+    f.post("Quincy", pv=40, pe=30, stats=Q, damage=[calc("Quincy", 5, kind="cura", raw="Cura su Quincy: 5")])
+    assert find(f.replay(), "damage.no_hit") == []
