@@ -219,9 +219,10 @@ def replay(
         gc.disable()
     try:
         for post in history.posts[start:]:
+            key = _post_key(post)
             state, verdicts = step(state, post)
             add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
-            add_snapshot(_snapshot(post.id, getattr(post, "digest", None) or post, state))
+            add_snapshot(_snapshot(post.id, key, state))
     finally:
         if paused:
             gc.enable()

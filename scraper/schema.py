@@ -235,6 +235,79 @@ def _join_cells(lines: list[str], name_cell: re.Pattern[str]) -> list[str]:
     return out
 
 
+# The pools and stats one schema line gives are a function of the line alone, and a character's lines
+# repeat from post to post (its stats, its pools when unchanged): read once, reused while the cache lasts.
+_CACHE_MAX = 4096
+_LINE_CACHE: dict[str, tuple[tuple[tuple[str, Resource], ...], tuple[tuple[str, Stat], ...],
+                             tuple[tuple[str, Stat], ...]]] = {}
+
+
+def clear_caches() -> None:
+    """Forget the remembered line readings (benchmarks measure a page parsed from cold)."""
+    _LINE_CACHE.clear()
+
+
+def _is_calc(line: str) -> bool:
+    """Calculations, rolls and "A vs B" lines carry stat names and numbers that are not the schema."""
+    low = line.lower()
+    return ("[dice" in low or "calcolo" in low or " vs" in low or "contro" in low or "dann" in low
+            or ("=" in line and _CALC_EQUALS.search(line) is not None))
+
+
+def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozenset[str],
+                 aliases: Mapping[str, str]) -> tuple[tuple[tuple[str, Resource], ...], tuple[tuple[str, Stat], ...],
+                                                       tuple[tuple[str, Stat], ...]]:
+    """(pools, stats, other `Nome N (+M)` stats) of one short schema line with digits, in reading order;
+    the caller keeps the first reading of each name."""
+    if _is_calc(line):
+        return (), (), ()
+    low = line.lower()
+    # Cheap gate: run the pool/stat patterns only on lines holding one of their words.
+    words = set(_WORD.findall(low))
+    pool_spans: list[tuple[int, int]] = []
+    pools: list[tuple[str, Resource]] = []
+    # "44/52 PV | 10/40 PE" and "PV 44/52 | PE 10/40": the earliest reading of each span wins.
+    # Positions in `low` are positions in `line` unless lowercasing changed the length (rare letters).
+    same = len(low) == len(line)
+    subject = low if same else line
+    candidates = sorted((m for pat in ((pats["pool_lower"], pats["pool_after_lower"]) if same else
+                                       (pats["pool"], pats["pool_after"])) for m in pat.finditer(subject)),
+                        key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else ()
+    seen: set[str] = set()
+    for m in candidates:
+        if any(m.start() < e and s < m.end() for s, e in pool_spans):
+            continue
+        pool_spans.append((m.start(), m.end()))
+        name = _canon(m.group("name"), aliases)
+        if name in seen:
+            continue
+        seen.add(name)
+        mx = int(m.group("max")) if m.group("max") else None
+        pools.append((name, Resource(current=int(m.group("cur")), max=mx)))
+    stat_spans: list[tuple[int, int]] = []
+    line_stats: list[tuple[str, Stat]] = []
+    seen = set()
+    for m in ((pats["stat_lower"] if same else pats["stat"]).finditer(subject)
+              if not words.isdisjoint(_STAT_WORDS) else ()):
+        name = _STAT_CANON[" ".join(m.group("name").lower().split())]
+        stat_spans.append((m.start(), m.end()))
+        if name not in seen:
+            seen.add(name)
+            bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
+            line_stats.append((name, Stat(base=int(m.group("base")), bonus=bonus)))
+    any_stats: list[tuple[str, Stat]] = []
+    for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
+        if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans):
+            continue
+        name = " ".join(m.group("name").split())
+        if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in seen:
+            continue
+        seen.add(name)
+        any_stats.append((name, Stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))))
+    return tuple(pools), tuple(line_stats), tuple(any_stats)
+
+
+
 def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[object] = (),
                  aliases: Mapping[str, str] = RESOURCE_ALIASES,
                  sheet_pattern: str | re.Pattern[str] | None = None) -> PostSchema | None:
@@ -252,6 +325,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         pattern = None
     pats = _patterns(aliases)
     pool_words = _first_words(aliases)
+    cacheable = aliases is RESOURCE_ALIASES
     raw_lines = _join_cells(text.splitlines(), pats["name_cell"])
     if sheet_url is None:
         sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000], pattern)
@@ -297,51 +371,28 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
                 if nm:
                     character = nm.group("name").strip()
             continue
-        low = line.lower()
-        # Calculations, rolls and "A vs B" lines carry stat names and numbers that are not the schema.
-        if ("[dice" in low or "calcolo" in low or " vs" in low or "contro" in low or "dann" in low
-                or ("=" in line and _CALC_EQUALS.search(line))):
-            continue
         if character is None and ":" in line:
             nm = _NAME.match(line)
-            if nm:
+            if nm and not _is_calc(line):
                 character = nm.group("name").strip()
                 continue
-        # Cheap gate: run the pool/stat patterns only on lines holding one of their words.
-        words = set(_WORD.findall(low))
-        pool_spans: list[tuple[int, int]] = []
-        # "44/52 PV | 10/40 PE" and "PV 44/52 | PE 10/40": the earliest reading of each span wins.
-        # Positions in `low` are positions in `line` unless lowercasing changed the length (rare letters).
-        same = len(low) == len(line)
-        subject = low if same else line
-        candidates = sorted((m for pat in ((pats["pool_lower"], pats["pool_after_lower"]) if same else
-                                           (pats["pool"], pats["pool_after"])) for m in pat.finditer(subject)),
-                            key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else ()
-        for m in candidates:
-            if any(m.start() < e and s < m.end() for s, e in pool_spans):
-                continue
-            pool_spans.append((m.start(), m.end()))
-            name = _canon(m.group("name"), aliases)
-            if name in resources:
-                continue
-            cur = int(m.group("cur"))
-            mx = int(m.group("max")) if m.group("max") else None
-            resources[name] = Resource(current=cur, max=mx)
-        stat_spans: list[tuple[int, int]] = []
-        for m in ((pats["stat_lower"] if same else pats["stat"]).finditer(subject)
-                  if not words.isdisjoint(_STAT_WORDS) else ()):
-            name = _STAT_CANON[" ".join(m.group("name").lower().split())]
-            stat_spans.append((m.start(), m.end()))
+        values = _LINE_CACHE.get(line) if cacheable else None
+        if values is None:
+            values = _line_values(line, pats, pool_words, aliases)
+            if cacheable:
+                if len(_LINE_CACHE) >= _CACHE_MAX:
+                    _LINE_CACHE.clear()
+                _LINE_CACHE[line] = values
+        pools, line_stats, any_stats = values
+        for name, res in pools:
+            if name not in resources:
+                resources[name] = res
+        for name, st in line_stats:
             if name not in stats:
-                bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
-                stats[name] = Stat(base=int(m.group("base")), bonus=bonus)
-        for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
-            if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans):
-                continue
-            name = " ".join(m.group("name").split())
-            if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in stats:
-                continue
-            stats[name] = Stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))
+                stats[name] = st
+        for name, st in any_stats:
+            if name not in stats:
+                stats[name] = st
 
     if not resources and not stats and registro is None and sheet_url is None:
         return None

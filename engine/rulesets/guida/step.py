@@ -124,6 +124,8 @@ def _name_keys(name: str) -> tuple[str, str]:
 class _Post:
     """Mutable scratchpad of one step; the step returns immutable state built from it."""
 
+    __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming")
+
     def __init__(self, state: GuidaState, post: Post, name: str):
         self.state = state
         self.post = post
@@ -668,6 +670,9 @@ _REQ_DIFESA_PREVEDIBILE = {n: Requirement("prevedibile_difesa", -n, "Difesa Prev
 
 class _Defence:
     """What the Fase Difensiva of this post has established so far."""
+
+    __slots__ = ("failed", "failed_roll", "answered", "counter", "counter_target", "counter_factor", "any_defence",
+                 "protezione_ok", "no_offense")
 
     def __init__(self) -> None:
         self.failed = False  # a failed Azione Principale Difensiva: later ones fail, no Fase Offensiva
