@@ -146,14 +146,10 @@ def _fast(cls: type, names: tuple[str, ...]) -> Any:
     the generated __init__ pays an object.__setattr__ per field); the class itself if it is not a plain one."""
     if tuple(cls.__dataclass_fields__) != names or hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
-    new = object.__new__
-
-    def make(*args: Any) -> Any:
-        obj = new(cls)
-        obj.__dict__.update(zip(names, args))
-        return obj
-
-    return make
+    env = {"_new": object.__new__, "_sa": object.__setattr__, "_cls": cls}
+    exec(f"def make({', '.join(names)}):\n"  # noqa: S102 - the dataclass's own field names, as dataclasses does
+         f"    o = _new(_cls)\n    _sa(o, '__dict__', {{{', '.join(f'{n!r}: {n}' for n in names)}}})\n    return o\n", env)
+    return env["make"]
 
 
 _post_audit = _fast(PostAudit, ("id", "author", "character", "url", "verdicts", "state"))
@@ -219,7 +215,7 @@ def replay(
         gc.disable()
     try:
         for post in history.posts[start:]:
-            key = _post_key(post)
+            key = getattr(post, "digest", None) or post  # _post_key
             state, verdicts = step(state, post)
             add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
             add_snapshot(_snapshot(post.id, key, state))

@@ -473,6 +473,8 @@ def inline_text(el: etree._Element | None) -> str:
     """Whitespace-collapsed text content of a small element (a name, a date); scripts skipped."""
     if el is None:
         return ""
+    if not len(el):  # a leaf (most names and dates): its text is all there is
+        return collapse_ws(el.text or "")
     parts: list[str] = []
     _inline(el, parts)  # text_content() would include script text
     return collapse_ws("".join(parts))

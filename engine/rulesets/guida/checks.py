@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from ...history import DiceLabel, Roll
@@ -114,12 +115,15 @@ _STATIC_MAX = 8192
 _NO_BONUSES: frozenset[str] = frozenset()
 
 
+_AMOUNT_LABEL = attrgetter("amount", "label")  # Modifier → (amount, label), in C
+
+
 def label_key(tag: DiceLabel | None) -> tuple[Any, ...] | None:
     """What the checks read of a parsed label (action, techniques, modifiers), as plain values: a cache key
     cheaper to hash and compare than the DiceLabel and its Modifiers (generated, Python-level __hash__/__eq__)."""
     if tag is None:
         return None
-    return tag.action, tag.techniques, tuple([(m.amount, m.label) for m in tag.modifiers])
+    return tag.action, tag.techniques, tuple(map(_AMOUNT_LABEL, tag.modifiers))
 
 
 def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, destrezza: int | None,

@@ -18,8 +18,8 @@ from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
 from .checks import (
-    _NO_BONUSES, Requirement, RollCheck, RollContext, check, check_roll, declared as declared_requirements,
-    label_key, live_stat, multi_kind, requirement_declared, requirement_stacks,
+    _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, RollContext, _multi, check, check_roll,
+    declared as declared_requirements, label_key, live_stat, multi_kind, requirement_declared, requirement_stacks,
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
@@ -160,14 +160,18 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
                               name.lower(): name})
 
     order = state.order
-    _turn_order(p, order)
-    if name not in order:
+    last = state.last
+    if last is not None and name in order:
+        # the common case (the next in the cycle) needs no call; anything else goes to _turn_order
+        if last == name or last not in order or order[(order.index(last) + 1) % len(order)] != name:
+            _turn_order(p, order)
+    else:
         order = order + (name,)
 
-    f = p.me
+    f = p.fighters[name]
     turn = f.turn + 1
-    f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
-    p.me = f
+    f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1) if f.stacks.entries else f.stacks)
+    p.fighters[p.name] = f
     if f.stacks.entries:
         _fase_iniziale_stacks(p)
     _schema(p)
@@ -202,7 +206,7 @@ def _turn_order(p: _Post, order: tuple[str, ...]) -> None:
 
 def _fase_iniziale_stacks(p: _Post) -> None:
     """Type-4 damage and decay at the start of the turn (stacks.fase_iniziale); the damage goes to the Registro."""
-    f = p.me
+    f = p.fighters[p.name]
     if not any(e.tipo in (3, 4) for e in f.stacks.entries):
         return
     fi = S.fase_iniziale(f.stacks, f.turn, _veleni(p.state.registry))
@@ -210,7 +214,7 @@ def _fase_iniziale_stacks(p: _Post) -> None:
     for d in fi.damages:
         due.append(_DueDamage(d.amount, "PV", f.name, d.steps[0] if d.steps else d.kind, p.post.id, "motore"))
     costr = tuple(c for c in f.costrizioni if c not in fi.broken)
-    p.me = evolve(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
+    p.fighters[p.name] = evolve(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
                    costrizione=f.costrizione if costr else None, allentamento=f.allentamento if costr else 0)
     for name, cond, lost in fi.decayed:
         p.verdicts.append(verdict("outcome.stacks", p.post.id, f"Fase Iniziale: {f.name} perde {lost} Stack di {name}.",
@@ -230,7 +234,7 @@ def _veleni(registry: Registry) -> dict[str, S.Veleno]:
 
 
 def _schema(p: _Post) -> None:
-    post, f = p.post, p.me
+    post, f = p.post, p.fighters[p.name]
     schema = post.schema
     if schema is None:
         p.verdicts.append(verdict("schema.missing_part", post.id, "Il post non ha lo schema: mancano link alla scheda, PV/PE, "
@@ -268,7 +272,7 @@ def _maluses(f: Fighter, stat: str) -> list[tuple[str, int]]:
 
 
 def _apply_due_without_registro(p: _Post) -> None:
-    f = p.me
+    f = p.fighters[p.name]
     for d in f.due:
         if d.amount is not None:
             p.verdicts.append(verdict("registro.missing_damage", p.post.id,
@@ -278,13 +282,13 @@ def _apply_due_without_registro(p: _Post) -> None:
     pv = f.pv
     if pv is not None:
         pv -= sum(d.amount for d in f.due if d.amount is not None and d.resource == "PV")
-    p.me = evolve(f, pv=pv, due=())
+    p.fighters[p.name] = evolve(f, pv=pv, due=())
 
 
 def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[str, Any] | None = None) -> None:
     """The sum rule of "Struttura dei Turni" and every damage the character took (RULINGS #2). `changes` are
     other fields of the poster's Fighter (from the schema) to set with the Registro's."""
-    post, f = p.post, p.me
+    post, f = p.post, p.fighters[p.name]
     reg = post.schema.registro if post.schema else None
     entries = reg or ()
     missing_known = 0
@@ -335,16 +339,15 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
     for e in entries:
         sums[e.resource] = sums.get(e.resource, 0) + e.amount
     if reg is not None:
-        for res, now, prev, code in (("PV", pv_now, f.pv_written, "registro.pv_mismatch"),
-                                     ("PE", pe_now, f.pe_written, "registro.pe_mismatch")):
-            if now is None or prev is None:
-                continue
-            expected = prev + sums.get(res, 0)
+        prev = f.pv_written
+        if pv_now is not None and prev is not None:
+            expected = prev + sums.get("PV", 0)
             # a value that is right but whose Registro only lacks the damage is registro.missing_damage alone
-            if expected != now and not (res == "PV" and missing_known and now == expected + missing_known):
-                p.verdicts.append(verdict(code, post.id,
-                    f"{res} {now}, ma {res} del turno precedente {prev} con le voci del Registro "
-                    f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now))
+            if expected != pv_now and not (missing_known and pv_now == expected + missing_known):
+                _sum_mismatch(p, "PV", pv_now, prev, sums, "registro.pv_mismatch")
+        prev = f.pe_written
+        if pe_now is not None and prev is not None and prev + sums.get("PE", 0) != pe_now:
+            _sum_mismatch(p, "PE", pe_now, prev, sums, "registro.pe_mismatch")
     # the engine's own view: its previous value + the Registro as written + what the Registro left out
     if f.pv is None or reg is None:
         new_pv = pv_now if pv_now is not None else (
@@ -355,9 +358,19 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
         new_pe = pe_now if pe_now is not None else f.pe
     else:
         new_pe = f.pe + sums.get("PE", 0)
-    p.me = evolve(f, pv=new_pv, pe=new_pe, due=(),
-                  pv_written=pv_now if pv_now is not None else f.pv_written,
-                  pe_written=pe_now if pe_now is not None else f.pe_written, **(changes or {}))
+    if changes:
+        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), pv_written=pv_now if pv_now is not None else f.pv_written,
+                      pe_written=pe_now if pe_now is not None else f.pe_written, **changes)
+    else:
+        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), pv_written=pv_now if pv_now is not None else f.pv_written,
+                      pe_written=pe_now if pe_now is not None else f.pe_written)
+
+
+def _sum_mismatch(p: _Post, res: str, now: int, prev: int, sums: dict[str, int], code: str) -> None:
+    expected = prev + sums.get(res, 0)
+    p.verdicts.append(verdict(code, p.post.id,
+        f"{res} {now}, ma {res} del turno precedente {prev} con le voci del Registro "
+        f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now))
 
 
 # --- damage posted by the attacker ----------------------------------------------------------------
@@ -378,6 +391,8 @@ def _technique(reg: Registry, names: tuple[str, ...]) -> Technique | None:
 
 def _bonus_statistica(reg: Registry, attacker: str, tech: Technique | None) -> int | None:
     """Bonus Statistica (Regolamento Tecniche, not in the text): the technique's, else the character's."""
+    if tech is None and attacker not in reg.characters:
+        return None  # nothing to read it from
     for extra in ((tech.extra if tech else {}), (reg.characters[attacker].extra if attacker in reg.characters else {})):
         v = extra.get("bonus_statistica")
         if isinstance(v, int) and not isinstance(v, bool):
@@ -468,6 +483,12 @@ def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None
 def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tuple[int | None, list[str], str | None]:
     """The engine's damage for a hit: registry first, then the numbers stated in the calculation (RULINGS #7).
     Returns (amount or None, explanation steps, basis)."""
+    amount, steps, basis = _compute_damage(state, hit, calc)
+    return amount, list(steps), basis
+
+
+def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tuple[int | None, Any, str | None]:
+    """compute_damage with the steps as they come (a tuple or list, not copied)."""
     reg = state.registry
     atk = hit.attack
     tech = _technique(reg, atk.techniques)
@@ -511,9 +532,25 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tupl
     except T.MechanicsError as exc:
         return None, [str(exc)], None
     if r is None:
-        return None, [], None
+        return None, (), None
     amount = -r.amount if r.cura else r.amount
-    return amount, list(r.steps), basis
+    return amount, r.steps, basis
+
+
+class _LazyDetails:
+    """The details of a damage verdict, built on first use and then shared by the hit's verdicts."""
+
+    __slots__ = ("post", "steps", "hit", "value")
+
+    def __init__(self, post: str, steps: Any, hit: Hit) -> None:
+        self.post, self.steps, self.hit, self.value = post, steps, hit, None
+
+    def get(self) -> dict[str, Any]:
+        if self.value is None:
+            h = self.hit
+            self.value = {"attack_post": self.post, "steps": list(self.steps), "multiplier": str(h.multiplier),
+                          "reasons": list(h.reasons)}
+        return self.value
 
 
 def _damage_calcs(p: _Post) -> None:
@@ -529,37 +566,38 @@ def _damage_calcs(p: _Post) -> None:
         calc = _match_calc(calcs, atk)
         if calc is not None:
             calcs.remove(calc)
-        amount, steps, basis = compute_damage(p.state, h, calc)
+        amount, steps, basis = _compute_damage(p.state, h, calc)
         stated = calc.result if calc is not None else None
         if calc is not None and stated is None:
             stated = _evaluate(calc)
         tech = atk.techniques[0] if atk.techniques else None
-        details = {"attack_post": atk.post, "steps": steps, "multiplier": str(h.multiplier), "reasons": list(h.reasons)}
+        # the verdicts below share one details dict; most hits need none
+        details = _LazyDetails(atk.post, steps, h)
         if h.ruled is not None:
             amount, basis = h.ruled, "ruling"
         if calc is None:
             p.verdicts.append(verdict("damage.missing_calc", post.id,
                 f"Manca il Calcolo dei Danni del colpo a segno su {atk.target}"
                 + (f" [{tech}]" if tech else "") + (f": il motore calcola {amount}." if amount is not None else "."),
-                P_DANNI_POST, expected=amount, found=None, details=details))
+                P_DANNI_POST, expected=amount, found=None, details=details.get()))
         elif amount is not None and stated is not None and amount != stated:
             p.verdicts.append(verdict("damage.miscalculated", post.id,
                 f"Danno a {atk.target}" + (f" [{tech}]" if tech else "") + f": {stated} dichiarato, {amount} calcolato.",
-                P_DANNI, expected=amount, found=stated, details=details,
+                P_DANNI, expected=amount, found=stated, details=details.get(),
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
             own = _evaluate(calc)
             if calc.result is not None and own is not None and own != calc.result:
                 p.verdicts.append(verdict("damage.miscalculated", post.id,
                     f"Il calcolo scritto dà {own}, non {calc.result}.", P_DANNI, expected=own, found=calc.result,
-                    details=details, assumption="calcolo_dichiarato"))
+                    details=details.get(), assumption="calcolo_dichiarato"))
                 stated = own
             amount, basis = stated, "dichiarato"
         if amount is None:
             p.verdicts.append(verdict("ruling.needed", post.id,
                 f"Danno su {atk.target}" + (f" [{tech}]" if tech else "")
                 + ": Potenziale, Bonus Statistica o Resistenza sconosciuti e nessun calcolo scritto.",
-                P_DANNI, details=details))
+                P_DANNI, details=details.get()))
         target = p.fighters.get(atk.target)
         if target is not None:
             resource = calc.resource if calc is not None else "PV"
@@ -709,17 +747,21 @@ def _rolls(p: _Post) -> None:
         if tag is not None and tag.actor:
             actor = aliases.get(*_name_keys(tag.actor)) or name
         actor_f = fighters.get(actor)
-        phase = phase_of(spec, roll.sides, defensive_open=defensive_open,
-                         has_incoming=bool(mine), counter_in_defense=spec.key in dfn.counter)
-        f = actor_f or p.me
-        tkey = label_key(tag)
+        phases = _ONE_PHASE.get(spec.key)
+        if phases is not None and phases[0] is spec:
+            phase = phases[1]  # an action of one phase only
+        else:
+            phase = phase_of(spec, roll.sides, defensive_open=defensive_open,
+                             has_incoming=bool(mine), counter_in_defense=spec.key in dfn.counter)
+        f = actor_f or fighters[name]
+        tkey = None if tag is None else (tag.action, tag.techniques, tuple(map(_AMOUNT_LABEL, tag.modifiers)))  # label_key
         # the requirements in a fixed order (the checks report them in this order): Stacks, declared maluses,
         # Bonus Protezione, Preparazione, Contrattacco follow-up, Attacco / Difesa Prevedibile
         reqs: list[Requirement] = requirement_stacks(actor_f, spec, phase) if actor_f is not None and actor_f.stacks.entries else []
         target_attack: Incoming | None = None
         if phase == "offensiva":
             defensive_open = False
-            multi = multi_kind(roll)
+            multi = None if tag is None or len(tag.targets) < 2 else _multi(tag)  # multi_kind
             declared = declared_requirements(tkey, roll.label, spec, phase, multi)
             if declared:
                 reqs += declared
@@ -745,7 +787,8 @@ def _rolls(p: _Post) -> None:
             if target_attack is not None and target_attack.techniques:
                 attacker = fighters.get(target_attack.attacker)
                 uses = attacker.uses_attack if attacker is not None else EMPTY
-                lvl = _prevedibile(max(uses.get(t, 0) for t in target_attack.techniques))
+                techs = target_attack.techniques
+                lvl = _prevedibile(uses.get(techs[0], 0) if len(techs) == 1 else max(uses.get(t, 0) for t in techs))
                 if lvl:
                     reqs.append(_REQ_ATTACCO_PREVEDIBILE[lvl])
             if spec.role == "difensiva" and tag and tag.techniques:
@@ -767,7 +810,7 @@ def _rolls(p: _Post) -> None:
                     _NO_BONUSES, attack, tkey)
         if chk.verdicts:
             p.verdicts.extend(chk.verdicts)
-        if not spec.die(phase):
+        if not (spec.die_difensiva if phase == "difensiva" else spec.die_offensiva):
             continue  # an action without a die (flagged above): nothing to resolve from the roll
         if spec.key in _VALUES:
             _value_roll(p, i, spec, chk, actor, liberazioni)
@@ -814,7 +857,7 @@ def _rolls(p: _Post) -> None:
         said = bool(_DIFESA_NULLA.search(post.body or ""))
         _hit(p, a, ONE, ["Difesa Nulla" if said else "nessuna Difesa lanciata (Difesa Nulla)"], "Difesa Nulla", None)
     # Preparazione: no main action rolled and the post says so
-    me = p.me
+    me = p.fighters[p.name]
     prepared = not offensive_seen and bool(_PREPARAZIONE.search(post.body or "")) and not dfn.failed
     if prepared:
         stacks = S.remove(me.stacks, S.PREPARAZIONE_RIMUOVE)
@@ -822,9 +865,12 @@ def _rolls(p: _Post) -> None:
             p.verdicts.append(verdict("outcome.stacks", post.id, f"Preparazione: {name} rimuove le Stack di Stordimento e Sbilanciamento.",
                 ACTIONS["preparazione"].paragraph))
         me = evolve(me, stacks=stacks)
-    if me.preparazione != prepared or me is not p.me:
-        p.me = evolve(me, preparazione=prepared)
+    if me.preparazione != prepared or me is not p.fighters[p.name]:
+        p.fighters[p.name] = evolve(me, preparazione=prepared)
 
+
+# Actions of the table allowed in one phase only (phase_of answers that phase whatever the context).
+_ONE_PHASE = {k: (a, a.phases()[0]) for k, a in ACTIONS.items() if len(a.phases()) == 1}
 
 _VALUES = {
     "liberazione": ("Valore di Liberazione", "il Valore di Costrizione", "Costrizione e Liberazione › Liberazione"),
@@ -884,13 +930,18 @@ def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec:
         pool = [a for a in p.incoming if a.id not in dfn.answered and not a.generic and a.target != p.name
                 and a.attacker != p.name] or pool
     tag = roll.tag
-    if tag and tag.targets:
+    if len(pool) > 1 and tag and tag.targets:  # with one candidate the label cannot pick another
         aliases = p.state.aliases
         named = {(aliases.get(*_name_keys(t)) or t).lower() if t else t.lower() for t in tag.targets}
         for a in pool:
             if a.attacker.lower() in named or a.target.lower() in named:
                 return a
     return pool[0] if pool else None
+
+
+def _who(atk: Incoming) -> str:
+    """"l'Attacco di X [Tecnica]": built only for the messages that name it."""
+    return f"l'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
 
 
 def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming | None,
@@ -915,25 +966,24 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
             P_DIFENSIVA, roll=i, expected=len([a for a in mine if not a.generic]), found=len(dfn.answered) + 1))
         return
     dfn.answered.add(atk.id)
-    who = f"l'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
     if atk.annulled:
         # written before knowing: the attack never came (its author's Fase Offensiva was annulled)
         p.verdicts.append(verdict("outcome.action_annulled", post.id,
-            f"{spec.name} contro {who}: quell'Attacco era già annullato (post {atk.post}), la Difesa non serve.",
+            f"{spec.name} contro {_who(atk)}: quell'Attacco era già annullato (post {atk.post}), la Difesa non serve.",
             P_DIFENSIVA, roll=i, details={"attack_post": atk.post}))
         return
     dfn.any_defence = True
     if dfn.failed:
         p.verdicts.append(verdict("outcome.action_annulled", post.id,
-            f"{spec.name} contro {who}: considerata fallita perché una Difesa precedente è fallita.",
+            f"{spec.name} contro {_who(atk)}: considerata fallita perché una Difesa precedente è fallita.",
             P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll}))
         _hit(p, atk, ONE, ["Difesa successiva a una fallita"], spec.name, i)
         return
     if chk.total is None or atk.total is None:
         p.verdicts.append(verdict("dice.no_total", post.id,
-            f"{spec.name} contro {who}: manca il risultato di uno dei due lanci, esito da stabilire.",
+            f"{spec.name} contro {_who(atk)}: manca il risultato di uno dei due lanci, esito da stabilire.",
             P_DIFENSIVA, roll=i, expected=atk.total, found=chk.total))
-        p.verdicts.append(verdict("ruling.needed", post.id, f"Esito di {spec.name} contro {who} da stabilire.", P_DIFENSIVA, roll=i))
+        p.verdicts.append(verdict("ruling.needed", post.id, f"Esito di {spec.name} contro {_who(atk)} da stabilire.", P_DIFENSIVA, roll=i))
         return
     A, Dv = atk.total, chk.total
     numbers = {"attack_total": A, "defence_total": Dv, "attack_rendered": atk.rendered, "defence_rendered": chk.rendered,
@@ -994,10 +1044,10 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
             return
         if physical is None:
             p.verdicts.append(verdict("ruling.needed", post.id,
-                f"Sbilanciamento contro {who}: va confermato che sia un Attacco Fisico Diretto.",
+                f"Sbilanciamento contro {_who(atk)}: va confermato che sia un Attacco Fisico Diretto.",
                 spec.paragraph, roll=i))
     p.verdicts.append(verdict("outcome.defended", post.id,
-        f"{spec.name} riuscita ({Dv} ≥ {A}) contro {who}: nessun Danno.", spec.paragraph, roll=i,
+        f"{spec.name} riuscita ({Dv} ≥ {A}) contro {_who(atk)}: nessun Danno.", spec.paragraph, roll=i,
         expected=A, found=Dv, details=numbers))
     if spec.key == "sbilanciamento" and atk.attacker in p.fighters:
         p.fighters[atk.attacker] = _apply_stacks(p, p.fighters[atk.attacker], [("Sbilanciamento", T.SBILANCIAMENTO_DA_DIFESA)],
@@ -1162,7 +1212,7 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
                 p.verdicts.append(verdict("ruling.needed", post.id, "Mira agli Arti: arto non indicato, applicata Storpiatura Debilitante "
                     "(braccia); il master può decidere diversamente.", "Successo e Fallimento delle Azioni › Fattore Mira"))
     code = "outcome.defended" if defended_message else "outcome.hit"
-    shown = str(mult)  # "1" exactly when mult == 1
+    shown = "1" if mult is ONE else "1/2" if mult is HALF else str(mult)  # "1" exactly when mult == 1
     msg = (f"L'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
            + f" colpisce {atk.target}" + (" ma la Protezione dimezza i Danni" if protezione else "")
            + (f" (×{shown})" if shown != "1" else "") + ": " + "; ".join(reasons) + ".")
@@ -1203,7 +1253,7 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     generic = spec.role == "generica" and not spec.counter
     if declared is None:
         declared = declared_requirements(label_key(tag), roll.label, spec, "offensiva", multi)
-    sbalzo = any(r.factor == "sbalzo" for r in declared)
+    sbalzo = any(r.factor == "sbalzo" for r in declared) if declared else False
     post_id = p.post.id
     techniques = tuple(tag.techniques) if tag else ()
     group = f"{post_id}#{i}"
