@@ -509,6 +509,8 @@ _TWO_LINE = ("isultat", "ISULTAT", "otale", "OTALE")
 
 def _candidate_exprs(text: str) -> Iterable[re.Match[str]]:
     """`_EXPR` matches on lines that have a result anchor, or whose next line opens with a result keyword."""
+    if _DSTART.search(text) is None:
+        return  # no "d<digit>" anywhere (most posts: their rolls are dice blocks): no line to look at
     lines = text.split("\n")
     n = len(lines)
     offset = 0

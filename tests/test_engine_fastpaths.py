@@ -121,3 +121,23 @@ def test_check_and_check_roll_agree_and_stamp_each_roll():
     # the cached verdicts are copies: changing one roll's details leaves the next roll's alone
     a.verdicts[0].details["x"] = 1
     assert "x" not in check_roll("p3", 1, roll, ctx).verdicts[0].details
+
+
+def test_damage_memo_follows_the_registry():
+    from engine.history import Registry, Technique
+    from engine.rulesets.guida import step as ST
+
+    history = generate(8)
+    strong = Registry(techniques={"Artigli": Technique("Artigli", potenziale=20, extra={"bonus_statistica": 3})})
+
+    def damages(registry):
+        audit = replay(history, "guida", registry)
+        return [(v.code, v.expected) for p in audit.posts for v in p.verdicts if v.code.startswith("damage.")]
+
+    with_registry = damages(strong)
+    without = damages(None)
+    assert with_registry != without  # Potenza 23 from the registry, not the 14 the posts state
+    assert damages(strong) == with_registry
+    ST._DAMAGE_MEMO[0] = (None, None, {})  # a cold memo gives the same numbers
+    assert damages(strong) == with_registry
+    assert damages(None) == without

@@ -101,6 +101,21 @@ def face_and_total(roll: Roll) -> tuple[int | None, int | None]:
     return face, total
 
 
+def _stamp(v: Verdict, post: str, index: int) -> Verdict:
+    """A cached verdict for this post and roll (its own details dict: verdicts are never shared)."""
+    d = v.__dict__.copy()
+    d["post"] = post
+    d["roll"] = index if v.roll is not None else None
+    d["details"] = dict(v.details) if v.details else {}
+    new = _new(Verdict)
+    _setattr(new, "__dict__", d)
+    return new
+
+
+_new = object.__new__
+_setattr = object.__setattr__
+
+
 def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck:
     """Every dice check of one roll, and the total the engine trusts (RULINGS #6)."""
     return check(post, index, roll, ctx.spec, ctx.phase, ctx.destrezza, ctx.destrezza_schema, ctx.requirements,
@@ -152,8 +167,7 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
         face = rendered - roll.constant
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
-    verdicts = tuple([evolve(v, post=post, roll=index if v.roll is not None else None,
-                             details=dict(v.details) if v.details else {}) for v in st.verdicts]) if st.verdicts else ()
+    verdicts = tuple([_stamp(v, post, index) for v in st.verdicts]) if st.verdicts else ()
     if rendered is None or st.void:
         total = None
     else:

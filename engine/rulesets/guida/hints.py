@@ -38,8 +38,8 @@ def characters(state: GuidaState) -> dict[str, dict[str, Any]]:
         if summary is None:
             summary = f.__dict__[SUMMARY] = {
                 "pv": f.pv, "pv_max": f.pv_max, "pe": f.pe, "pe_max": f.pe_max,
-                "stacks": f.stacks.counts(),
-                "conditions": list(f.conditions) + list(f.costrizioni),
+                "stacks": f.stacks.counts() if f.stacks.entries else {},
+                "conditions": list(f.conditions + f.costrizioni),
                 "turn": f.turn,
                 "costrizione": f.costrizione,
             }

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -161,20 +162,26 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
 
     order = state.order
     last = state.last
-    if last is not None and name in order:
+    if name in order:
         # the common case (the next in the cycle) needs no call; anything else goes to _turn_order
-        if last == name or last not in order or order[(order.index(last) + 1) % len(order)] != name:
+        if last is not None and (last == name or last not in order
+                                 or order[(order.index(last) + 1) % len(order)] != name):
             _turn_order(p, order)
     else:
-        order = order + (name,)
+        order = order + (name,)  # a newcomer: _turn_order has nothing to say
 
     f = p.fighters[name]
     turn = f.turn + 1
-    f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1) if f.stacks.entries else f.stacks)
-    p.fighters[p.name] = f
-    if f.stacks.entries:
-        _fase_iniziale_stacks(p)
-    _schema(p)
+    if f.stacks.entries or not f.stats or post.schema is None:
+        f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
+        p.fighters[name] = f
+        if f.stacks.entries:
+            _fase_iniziale_stacks(p)
+        _schema(p)
+    else:
+        # nothing before the Registro reads the new turn (no Stacks, the reference stats are known): the Registro's
+        # new Fighter carries it, one copy instead of two
+        _schema(p, {"turn": turn, "last_post": post.id})
     if p.hits:
         _damage_calcs(p)
     _rolls(p)
@@ -233,7 +240,9 @@ def _veleni(registry: Registry) -> dict[str, S.Veleno]:
     return out
 
 
-def _schema(p: _Post) -> None:
+def _schema(p: _Post, changes: dict[str, Any] | None = None) -> None:
+    """The post's schema and Registro. `changes`: other fields of the poster's Fighter to set with them (only with a
+    schema)."""
     post, f = p.post, p.fighters[p.name]
     schema = post.schema
     if schema is None:
@@ -247,7 +256,8 @@ def _schema(p: _Post) -> None:
         p.verdicts.append(verdict("schema.missing_part", post.id,
             "Nello schema manca: " + ", ".join(names.get(m, m) for m in schema.missing) + ".",
             P_SCHEMA, expected=list(schema.missing), found=None))
-    changes: dict[str, Any] = {}  # applied with the Registro's own, in one new Fighter
+    if changes is None:
+        changes = {}  # applied with the Registro's own, in one new Fighter
     if schema.stats:
         written = canon_stats({k: (s.base, s.bonus) for k, s in schema.stats.items()})
         stats = f.stats
@@ -487,8 +497,38 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tupl
     return amount, list(steps), basis
 
 
+# Damages of this registry and settings by everything else they depend on (hits repeat the same numbers turn after
+# turn). One registry at a time, held with its map: a replay of another registry starts a new map, and a step that
+# took the map before keeps writing into its own.
+_DAMAGE_MEMO: list[tuple[Any, Any, dict[tuple[Any, ...], tuple[int | None, Any, str | None]]]] = [(None, None, {})]
+_NAME_VALUE = attrgetter("name", "value")
+
+
 def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tuple[int | None, Any, str | None]:
-    """compute_damage with the steps as they come (a tuple or list, not copied)."""
+    """compute_damage with the steps as they come (a tuple or list, not copied: read-only)."""
+    atk = hit.attack
+    target = state.fighters.get(atk.target)
+    res = live_stat(target, "Costituzione") if target else None
+    pf, mult = atk.potenziale_factor, hit.multiplier
+    key = (atk.techniques, atk.attacker, atk.target, 1 if pf is ONE else (pf.numerator, pf.denominator), atk.multi,
+           atk.n_targets, res, None if calc is None else (calc.kind, tuple(map(_NAME_VALUE, calc.terms))),
+           1 if mult is ONE else (mult.numerator, mult.denominator), hit.reasons)
+    memo = _DAMAGE_MEMO[0]
+    if memo[0] is not state.registry or memo[1] is not state.settings:
+        memo = _DAMAGE_MEMO[0] = (state.registry, state.settings, {})
+    try:
+        done = memo[2].get(key)
+    except TypeError:  # something unhashable in a hand-built history: no memo
+        return _damage_now(state, hit, calc, res)
+    if done is None:
+        if len(memo[2]) >= 4096:
+            memo[2].clear()
+        done = memo[2][key] = _damage_now(state, hit, calc, res)
+    return done
+
+
+def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int | None
+                ) -> tuple[int | None, Any, str | None]:
     reg = state.registry
     atk = hit.attack
     tech = _technique(reg, atk.techniques)
@@ -509,8 +549,6 @@ def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None) -> tup
     pot = (potenziale + bonus) if potenziale is not None and bonus is not None else None
     if atk.multi == "multipli" and pot is not None:
         pot += T.MULTIPLI_POTENZA_PER_BERSAGLIO * (atk.n_targets - 1)
-    target = state.fighters.get(atk.target)
-    res = live_stat(target, "Costituzione") if target else None
     if calc is not None and calc.terms and (pot is None or potenziale is None or res is None):
         stated = _stated_all(calc)
         if pot is None and stated.get("potenza") is not None:
@@ -556,11 +594,14 @@ class _LazyDetails:
 def _damage_calcs(p: _Post) -> None:
     """The attacker's Calcolo dei Danni in its Fase Iniziale, for every hit resolved since its last turn."""
     post = p.post
-    mine = [h for h in p.hits if h.attack.attacker == p.name]
+    name = p.name
+    mine: list[Hit] = []
+    keep: list[Hit] = []
+    for h in p.hits:
+        (mine if h.attack.attacker == name else keep).append(h)
     if not mine:
         return
     calcs = list(post.damage)
-    keep = [h for h in p.hits if h.attack.attacker != p.name]
     for h in mine:
         atk = h.attack
         calc = _match_calc(calcs, atk)
@@ -634,6 +675,8 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
     """What the attacker's calculation says the hit applies: "2 Stack di Sbilanciamento", "Accecato",
     a Costrizione effect ("Blocco Braccia"). Its numbers (Valore di Costrizione) stay with the master."""
     declared, present = _declared_text(calc.raw)
+    if not declared and not present:
+        return target  # the calculation declares nothing (most do not)
     wanted = list(declared)
     effects = tuple(c for c in present if c not in target.costrizioni) if present else ()
     if effects:
