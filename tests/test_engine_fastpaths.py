@@ -141,3 +141,28 @@ def test_damage_memo_follows_the_registry():
     ST._DAMAGE_MEMO[0] = (None, None, {})  # a cold memo gives the same numbers
     assert damages(strong) == with_registry
     assert damages(None) == without
+
+
+@pytest.mark.parametrize("field,value,key,shown", [
+    ("pv", 1, "pv", 1), ("pv_max", 2, "pv_max", 2), ("pe", 3, "pe", 3), ("pe_max", 4, "pe_max", 4),
+    ("turn", 99, "turn", 99), ("costrizione", 7, "costrizione", 7),
+    ("conditions", ("Accecamento",), "conditions", ["Accecamento"]),
+    ("costrizioni", ("Blocco Braccia",), "conditions", ["Blocco Braccia"]),
+])
+def test_every_shown_field_refreshes_the_cached_summary(field, value, key, shown):
+    state = replay(generate(4), "guida").snapshots[-1].state
+    H.characters(state)  # cache the summaries
+    hollow = state.fighters["Hollow"]
+    changed = evolve(state, fighters={**state.fighters, "Hollow": evolve(hollow, **{field: value})})
+    assert H.characters(changed)["Hollow"][key] == shown
+
+
+def test_stacks_refresh_the_cached_summary():
+    from engine.rulesets.guida import stacks as S
+
+    state = replay(generate(4), "guida").snapshots[-1].state
+    H.characters(state)
+    hollow = state.fighters["Hollow"]
+    stacks = S.apply(hollow.stacks, [("Sbilanciamento", 2)], turn=hollow.turn).stacks
+    changed = evolve(state, fighters={**state.fighters, "Hollow": evolve(hollow, stacks=stacks)})
+    assert H.characters(changed)["Hollow"]["stacks"] == {"Sbilanciamento": 2}

@@ -159,6 +159,14 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
             roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
             roll.tag, RollContext(spec, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack))
     faces = roll.faces
+    if not st.verdicts:
+        # a clean roll's check is a value of its faces and total alone: one shared (immutable) RollCheck each
+        clean = st.__dict__.get("_clean")
+        if clean is None:
+            clean = st.__dict__["_clean"] = {}
+        done = clean.get((faces, roll.total))
+        if done is not None:
+            return done
     face = sum(faces) if faces else None
     rendered = roll.total
     if rendered is None and face is not None:
@@ -174,7 +182,10 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
         total = rendered
         for _, d in st.corrections:
             total += d
-    return _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+    if not verdicts and len(clean) < 256:
+        clean[(faces, roll.total)] = done
+    return done
 
 
 @dataclass(frozen=True)
