@@ -209,6 +209,21 @@ def host_of(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
 
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of an http(s) URL, else "" (a saved file has no forum origin: the URLs built
+    from it stay relative, `/?t=…#entry…`, instead of inventing a scheme or a host)."""
+    parts = urlsplit(url)
+    host = parts.hostname
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return ""
+    try:
+        port = parts.port
+    except ValueError:  # a malformed port: keep the host alone
+        port = None
+    host = f"[{host}]" if ":" in host else host  # IPv6 literal; user:password@ is never copied
+    return f"{parts.scheme.lower()}://{host}" + (f":{port}" if port is not None else "")
+
+
 def source_digest(el: etree._Element) -> str:
     return hashlib.sha1(etree.tostring(el, encoding="utf-8", with_tail=False)).hexdigest()
 
@@ -519,6 +534,6 @@ def _url_hint(url: str) -> str | None:
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
-    "offset_step", "query_param", "host_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "offset_step", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers",
 ]

@@ -14,7 +14,7 @@ from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers,
+    in_containers, origin_of,
     offset_step, parse_edit_note, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -124,8 +124,9 @@ class Forumotion:
         step = offset_step(offsets, config.page_size)
         page_no = offset // step + 1 if step else 1
         post_els = xp(sel["post"])(doc) if "post" in sel else _posts(doc)
-        base = f"https://{host}/t{tid}" if tid else url
-        page_url = f"{base}p{offset}-{slug}" if offset else f"{base}-{slug}"
+        # the topic's pages on the forum's own origin; a saved file has none: `/t42-slug` stays relative
+        base = f"{origin_of(url)}/t{tid}" if tid else (url.split("#")[0] if origin_of(url) else "")
+        page_url = (f"{base}p{offset}-{slug}" if offset else f"{base}-{slug}") if tid else base
         posts: list[Post] = []
         for el in post_els:
             pid = (el.get("id") or "")[1:]

@@ -12,7 +12,7 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers,
+    in_containers, origin_of,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -63,6 +63,9 @@ class PhpBB:
             config = replace(config, dice_patterns=(DICEBOX_PATTERN,))
         ctx = ParseContext(url=url, config=config, now=now)
         host = host_of(url)
+        # phpBB may live under a folder (/forum/viewtopic.php): pages and posts are named next to this page;
+        # a saved file has no forum origin, so they stay relative (`viewtopic.php?…`)
+        base = url if origin_of(url) else ""
         tid = query_param(url, "t")
         title_el = first(doc, X_TITLE)
         if tid is None and title_el is not None:
@@ -104,7 +107,7 @@ class PhpBB:
                 id=pid, element=el, body=first(el, sel.get("body", X_BODY)), author=text_of(author_el),
                 author_id=uid, date_text=date_text, timestamp=_local(timestamp, config), group=text_of(rank) or None,
                 edited_by=edited_by, edited_text=edited_text,
-                anchor_url=f"https://{host}/viewtopic.php?p={pid}#p{pid}",
+                anchor_url=urljoin(base, f"viewtopic.php?p={pid}#p{pid}"),
             )
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test))
         if not posts:
@@ -112,7 +115,7 @@ class PhpBB:
         last = max(starts)
 
         def page_url(s: int) -> str:
-            return f"https://{host}/viewtopic.php?t={tid}" + (f"&start={s}" if s else "")
+            return urljoin(base, f"viewtopic.php?t={tid}" + (f"&start={s}" if s else ""))
 
         urls = tuple(page_url(s) for s in range(0, last + 1, step)) if (tid and step) else (url,)
         nxt = page_url(start + step) if (tid and step and start + step <= last) else None
