@@ -86,7 +86,9 @@ _REGISTRO_HEAD = re.compile(r"^\W{0,3}registro\b\s*[:\-]?\s*(?P<rest>.*)$", re.I
 _EMPTY_REGISTRO = re.compile(
     r"^\W{0,3}(?:nessun[ao]?\s+(?:modific\w*|cambiament\w*|variazion\w*)|nessuna|niente|vuoto|n/?a|/|-+|—)?\W{0,3}$",
     re.IGNORECASE)
-_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]?\s*\d)|-\s+(?=[A-Za-z]))\s*")
+# A dash is a bullet only before a signed amount ("- -2 PE") or a word ("- PE -5"): "- 8 PV [Artigli]" in a
+# Registro is a loss of 8, written with a space after its minus.
+_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z]))\s*")
 _LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
 _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
                    re.IGNORECASE)

@@ -106,7 +106,7 @@ def test_saved_malformed_page_without_thread_id_gives_bare_anchors():
 def test_saved_pages_without_origin_relative_on_every_platform():
     cases = {
         "forumfree-classic/topic_61110022_st0.html": "/?t=61110022#entry700110",
-        "forumotion/phpbb3/t87p20.html": "#600220",
+        "forumotion/phpbb3/t87p20.html": "/t87p20-arena-di-karakura-hollow-vs-quincy#600220",
         "phpbb/viewtopic_t312_start15.html": "viewtopic.php?p=600260#p600260",
     }
     for path, url in cases.items():
@@ -114,3 +114,88 @@ def test_saved_pages_without_origin_relative_on_every_platform():
         page = parse_page(data, (FIXTURES / path).as_uri())
         assert page.posts[0].url == url, path
         assert not any(_bad_url(u) for u in (*page.page_urls, *(p.url for p in page.posts))), path
+
+
+# --- 3. a saved later page is labelled with the page its pagination marks -------------------------------
+
+def test_saved_phpbb_page_two_is_page_two():
+    # the saved page names `viewtopic.php?t=312` (no start=) as its canonical URL
+    history = scrape([str(FIXTURES / "phpbb" / "viewtopic_t312_start15.html")], follow_sheets=False)
+    assert history.thread.pages == 2
+    assert history.thread.pages_read == (2,)
+    assert {p.page for p in history.posts} == {2}
+    assert history.thread.url == "https://forum.karakura-gdr.it/viewtopic.php?t=312"
+
+
+def test_saved_phpbb_pages_given_in_any_order_are_put_in_thread_order():
+    files = [str(FIXTURES / "phpbb" / f"viewtopic_t312_start{s}.html") for s in (15, 0)]
+    history = scrape(files, follow_sheets=False)
+    assert history.thread.pages == 2 and history.thread.pages_read == (1, 2)
+    pages = [(p.id, p.page) for p in history.posts]
+    assert pages[0] == ("600110", 1) and ("600260", 2) in pages
+    assert [p for _, p in pages] == sorted(p for _, p in pages)
+
+
+@pytest.mark.parametrize("path, page_no, first_url", [
+    ("forumfree/topic_62345678_st15.html", 2, "/?t=62345678&st=15#entry600260"),
+    ("forumfree/topic_62345678_st0.html", 1, "/?t=62345678#entry600110"),
+    ("phpbb/viewtopic_t312_start15.html", 2, "viewtopic.php?p=600260#p600260"),
+    ("phpbb/viewtopic_t312_start0.html", 1, "viewtopic.php?p=600110#p600110"),
+    ("forumotion/phpbb3/t87p20.html", 2, "/t87p20-arena-di-karakura-hollow-vs-quincy#600220"),
+    ("forumotion/invision/t42p5.html", 2, "/t42p5-duello-al-tempio-kenshi-vs-mizuki#700131"),
+    ("forumotion/phpbb2/t42p0.html", 1, None),
+])
+def test_page_number_from_the_pagination_when_the_url_does_not_say(path, page_no, first_url):
+    f = FIXTURES / path
+    page = parse_page(f.read_bytes(), f.as_uri())  # a file URI: no st=/start=/p<offset> in it
+    assert (page.page, page.page_count) == (page_no, 2)
+    assert {p.page for p in page.posts} == {page_no}
+    if first_url is not None:
+        assert page.posts[0].url == first_url
+
+
+# --- 4. damage forms: a "Danno <tipo>:" before the terms, the kind written after the result -------------
+
+DMG = "Calcolo Danni [Artigli Affilati] (Hollow vs Quincy): "
+
+
+@pytest.mark.parametrize("line, kind, terms, result", [
+    (DMG + "Danno Puro: Potenza 14 = 14 Danni", "puro", [("+", "Potenza", 14.0)], 14),
+    (DMG + "Danno Semi-Puro: Potenza 14 - Resistenza 6 / 2 = 11 Danni", "semi-puro",
+     [("+", "Potenza", 14.0), ("-", "Resistenza", 6.0), ("/", "", 2.0)], 11),
+    (DMG + "Danni Puri - Potenza 14 = 14 Danni", "puro", [("+", "Potenza", 14.0)], 14),
+    (DMG + "Potenza 14 = 14 Danni Puri", "puro", [("+", "Potenza", 14.0)], 14),
+    (DMG + "Potenza 14 - Resistenza 6 = 8 Danni [Danno Semi-Puro]", "semi-puro",
+     [("+", "Potenza", 14.0), ("-", "Resistenza", 6.0)], 8),
+    (DMG + "Potenza 14 - Resistenza 6 / 2 = 11 Danni Semi-Puri", "semi-puro",
+     [("+", "Potenza", 14.0), ("-", "Resistenza", 6.0), ("/", "", 2.0)], 11),
+    # a named term keeps its name; a minus followed by a number stays a subtraction
+    (DMG + "Danno Puro 10 = 10 Danni", "puro", [("+", "Danno Puro", 10.0)], 10),
+    (DMG + "Potenza 14 - Resistenza 6 = 8 Danni", "normale", [("+", "Potenza", 14.0), ("-", "Resistenza", 6.0)], 8),
+])
+def test_damage_kind_prefix_and_kind_after_the_result(line, kind, terms, result):
+    from scraper.damage import parse_damage_calcs
+
+    (calc,) = parse_damage_calcs(line)
+    assert (calc.kind, [(t.op, t.name, t.value) for t in calc.terms], calc.result) == (kind, terms, result)
+    assert (calc.technique, calc.actor, calc.target, calc.resource) == ("Artigli Affilati", "Hollow", "Quincy", "PV")
+
+
+# --- 5. "- 8 PV [..]" inside a Registro is a loss, never the pool's value ---------------------------------
+
+def test_registro_dash_space_number_is_a_negative_entry():
+    from scraper.schema import parse_schema
+
+    schema = parse_schema("Registro:\n- 8 PV [Artigli]\n-5 PE [Cero]")
+    assert schema.resources == {}
+    assert [(e.amount, e.resource, e.label) for e in schema.registro] == [(-8, "PV", "Artigli"), (-5, "PE", "Cero")]
+    assert "PV" in schema.missing
+
+
+def test_registro_bullets_and_pools_after_it():
+    from scraper.schema import parse_schema
+
+    schema = parse_schema("PV 44/52\nRegistro:\n- 8 PV [Artigli]\n- +4 PV (Cura)\n• -5 PE [Cero]\n- 40/50 PE")
+    assert [(e.amount, e.resource, e.label) for e in schema.registro] == [
+        (-8, "PV", "Artigli"), (4, "PV", "Cura"), (-5, "PE", "Cero")]
+    assert {k: (r.current, r.max) for k, r in schema.resources.items()} == {"PV": (44, 52), "PE": (40, 50)}

@@ -200,6 +200,39 @@ def offset_step(offsets: set[int], default: int | None) -> int | None:
     return step or default
 
 
+_PAGE_OF = re.compile(r"\b(?:pagina|page|pag\.?)\s+(\d{1,5})\s+(?:di|of|su|sur|de|/)\s+(\d{1,5})\b", re.I)
+X_PAGINATION = f"descendant::*[{has_class('pagination')} or {has_class('pages')}]"
+
+
+def shown_page(doc: etree._Element, current: str) -> tuple[int | None, int | None]:
+    """The page number the pagination marks as current (`current`: a relative XPath such as
+    `.//li[…active…]`, else the box's "Pagina 2 di 5") and the highest page number it shows.
+
+    For a page whose URL does not say its offset (a saved file): the page says which page it is."""
+    cur: int | None = None
+    high: int | None = None
+    rel = xp(current)
+    for box in xp(X_PAGINATION)(doc):
+        text = inline_text(box)
+        m = _PAGE_OF.search(text)
+        if m:
+            cur = cur or int(m.group(1))
+            high = max(high or 0, int(m.group(2)))
+        if cur is None:
+            for el in rel(box):
+                t = inline_text(el).strip()
+                if t.isdigit():
+                    cur = int(t)
+                    break
+        for el in box.iter("a", "li", "strong", "span"):
+            t = inline_text(el).strip()
+            if t.isdigit() and len(t) <= 5:
+                high = max(high or 0, int(t))
+    if cur is not None and high is not None and cur > high:
+        high = cur
+    return cur, high
+
+
 def query_param(url: str, name: str) -> str | None:
     values = parse_qs(urlsplit(url).query).get(name)
     return values[0] if values else None
@@ -534,6 +567,6 @@ def _url_hint(url: str) -> str | None:
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
-    "offset_step", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "offset_step", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers",
 ]

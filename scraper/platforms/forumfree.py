@@ -12,7 +12,7 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers, origin_of,
+    in_containers, origin_of, shown_page,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -46,6 +46,7 @@ X_TITLE_MAIN = f"descendant::div[{has_class('maintitle')}][1]"
 X_NAV = "@id='navstrip' or contains(@class, 'navigation')"
 X_NAV_LINK = "descendant::a[contains(@href, 'f=')]"
 X_PAGE_LINKS = "descendant::a[contains(@href, 'st=')]/@href"
+X_CURRENT_PAGE = f".//li[{has_class('current')}] | .//*[{has_class('current')}]"
 
 
 def _is_ff_host(host: str) -> bool:
@@ -75,6 +76,14 @@ class ForumFree:
                           if o is not None}
         step = offset_step(offsets, config.page_size or PAGE_SIZE) or PAGE_SIZE
         page_no = st // step + 1
+        if query_param(url, "st") is None:
+            # a saved page's URL may not say its offset: the pagination says which page it is
+            cur, high = shown_page(doc, X_CURRENT_PAGE)
+            if cur is not None and cur > 1:
+                st, page_no = (cur - 1) * step, cur
+                offsets.add(st)
+            if high is not None:
+                offsets.add((high - 1) * step)
         dice_test = dice_class_test(config.dice_classes)
         source = "forum_roller"
         posts: list[Post] = []
