@@ -209,6 +209,25 @@ def _first_words(aliases: Mapping[str, str]) -> frozenset[str]:
     return cached[1]
 
 
+# "Liberazione [Cosmo 100]", "Difesa [Volontà 220] (A vs B)": an action named before its bracketed values;
+# those values are what the action spends or rolls against, not the schema's.
+_ACTION_LINE = re.compile(rf"^\W{{0,3}}[{_W}][{_W}' ]{{0,40}}?\s*[\[{{]")
+_BRACKETS = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}")
+_LEAD = re.compile(r"^[\W_]*$")
+
+
+def _action_spans(line: str) -> list[tuple[int, int]]:
+    """Spans of an action line's bracketed values (none for other lines)."""
+    if ("[" not in line and "{" not in line) or not _ACTION_LINE.match(line):
+        return []
+    return [m.span() for m in _BRACKETS.finditer(line)]
+
+
+def _strength(line: str, first: int) -> int:
+    """2 for a line that starts with its pool/stat ("Cosmo: 180/400", "Forza 5 (+1) | Mente 4"), else 1."""
+    return 2 if _LEAD.match(line[:first]) else 1
+
+
 _BONUS_CELL = re.compile(r"^\s*[(\[]?\s*([+-]\s*\d{1,5})\s*[)\]]?\s*$")
 _STARTS_WITH_NUMBER = re.compile(r"^\W{0,3}[+-]?\d")
 
@@ -264,6 +283,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
     resources: dict[str, Resource] = {}
     stats: dict[str, Stat] = {}
     registro: list[RegistroEntry] | None = None
+    strength: dict[str, int] = {}  # how schema-like the line each pool/stat was read from (see _strength)
     character: str | None = None
     in_registro = False
     for raw_line in raw_lines:
@@ -319,26 +339,38 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         candidates = sorted((m for pat in ((pats["pool_lower"], pats["pool_after_lower"]) if same else
                                            (pats["pool"], pats["pool_after"])) for m in pat.finditer(subject)),
                             key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else ()
+        skip = _action_spans(line)
+        if skip:  # an action's bracketed values are never read as the schema's
+            candidates = [m for m in candidates if not any(s <= m.start() < e for s, e in skip)]
+        line_first: int | None = None  # where the line's first pool/stat reading starts
         for m in candidates:
             if any(m.start() < e and s < m.end() for s, e in pool_spans):
                 continue
             pool_spans.append((m.start(), m.end()))
+            line_first = m.start() if line_first is None else line_first
             name = _canon(m.group("name"), aliases)
-            if name in resources:
-                continue
+            level = _strength(line, line_first)
+            if name in resources and strength.get(name, 2) >= level:
+                continue  # the first reading stands unless this line looks more like a schema
             cur = int(m.group("cur"))
             mx = int(m.group("max")) if m.group("max") else None
             resources[name] = Resource(current=cur, max=mx)
+            strength[name] = level
         stat_spans: list[tuple[int, int]] = []
         for m in ((pats["stat_lower"] if same else pats["stat"]).finditer(subject)
                   if not words.isdisjoint(_STAT_WORDS) else ()):
+            if skip and any(s <= m.start() < e for s, e in skip):
+                continue
             name = _STAT_CANON[" ".join(m.group("name").lower().split())]
             stat_spans.append((m.start(), m.end()))
-            if name not in stats:
+            line_first = m.start() if line_first is None else min(line_first, m.start())
+            level = _strength(line, line_first)
+            if name not in stats or strength.get("stat:" + name, 2) < level:
                 bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
                 stats[name] = Stat(base=int(m.group("base")), bonus=bonus)
+                strength["stat:" + name] = level
         for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
-            if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans):
+            if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
                 continue
             name = " ".join(m.group("name").split())
             if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in stats:

@@ -199,3 +199,104 @@ def test_registro_bullets_and_pools_after_it():
     assert [(e.amount, e.resource, e.label) for e in schema.registro] == [
         (-8, "PV", "Artigli"), (4, "PV", "Cura"), (-5, "PE", "Cero")]
     assert {k: (r.current, r.max) for k, r in schema.resources.items()} == {"PV": (44, 52), "PE": (40, 50)}
+
+
+# --- 6. values inside an action line's brackets are not the schema's ----------------------------------------
+
+def _read(text):
+    from scraper.schema import parse_schema
+
+    s = parse_schema(text)
+    if s is None:
+        return None
+    return ({k: (r.current, r.max) for k, r in s.resources.items()}, {k: (v.base, v.bonus) for k, v in s.stats.items()})
+
+
+def test_action_line_brackets_alone_are_no_schema():
+    assert _read("Liberazione [Cosmo 100]\nDifesa [Volontà 220] (Orione vs Elettra)") is None
+    assert _read("Attacco [Freccia di Orione] {Special 1} [Mente 250] [Pool 360] [Cosmo 120]") is None
+
+
+def test_action_lines_before_the_schema_do_not_win():
+    text = ("Il cosmo di Orione arde contro le catene.\nLiberazione [Cosmo 100]\nDifesa [Volontà 220]\n"
+            "Personaggio: Orione\nPunti Salute: 815/900\nCosmo: 180/400\n"
+            "Forza 230 | Mente 250 | Resistenza 200 | Volontà 210 | Reattività 235")
+    resources, stats = _read(text)
+    assert resources == {"PV": (815, 900), "Cosmo": (180, 400)}
+    assert stats == {"Forza": (230, 0), "Mente": (250, 0), "Resistenza": (200, 0), "Volontà": (210, 0),
+                     "Reattività": (235, 0)}
+
+
+def test_a_schema_line_wins_over_an_earlier_mention_in_a_sentence():
+    assert _read("Orione brucia Cosmo 100 in un lampo\nCosmo: 180/400") == ({"Cosmo": (180, 400)}, {})
+    # the first of two schema lines still stands
+    assert _read("Cosmo: 180/400\nCosmo: 90/400") == ({"Cosmo": (180, 400)}, {})
+
+
+def test_bracketed_schema_values_without_an_action_are_kept():
+    assert _read("[Forza 5 (+1)] [Destrezza 4]\nStatistiche: [Mente 3 (+2)]\nPV 44/52 | PE 10/40") == (
+        {"PV": (44, 52), "PE": (10, 40)}, {"Forza": (5, 1), "Destrezza": (4, 0), "Mente": (3, 2)})
+
+
+# --- 7. control characters never reach the history (nor a terminal through `arbitro audit`) ----------------
+
+_CONTROL_CHARS = {chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0))} - {"\n", "\t"}
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def test_control_characters_stripped_from_author_title_text_and_labels():
+    from scraper.parse import parse_pages
+
+    data = (FIXTURES / "forumfree" / "topic_62345678_st0.html").read_bytes()
+    hostile = (data.replace(b"Kurogane", b"Kuro&#27;[31m&#27;]0;pwned&#7;gane")
+               .replace(b"<h1>Arena di Karakura", b"<h1>Arena&#27;[2J di\x1b[0m Karakura")
+               .replace(b"Quincy", b"Quin&#27;[0mcy\x08"))
+    assert hostile != data and b"Quin&#27;[0mcy" in hostile
+    history = parse_pages([(hostile, "https://bleach-gdr.forumfree.it/?t=62345678")])
+    authors = {p.author for p in history.posts}
+    assert "Kuro[31m]0;pwnedgane" in authors
+    assert history.thread.title == "Arena[2J di[0m Karakura — Hollow vs Quin[0mcy"
+    labels = [r.label for p in history.posts for r in p.rolls]
+    assert any("Quin[0mcy" in lab for lab in labels)
+    assert any("Quin[0mcy" in p.body for p in history.posts)
+    bad = [s for s in _strings(history.to_dict()) if _CONTROL_CHARS & set(s)]
+    assert bad == []
+
+
+def test_control_characters_stripped_from_api_json_names():
+    data = json.loads((FIXTURES / "forumfree" / "api_62345678_st0.json").read_text(encoding="utf-8"))
+    data["info"]["title"] = "Arena\x1b[2J di Karakura"
+    data["messages"][0]["user"]["name"] = "Kuro\x1b[31m\x1b]0;pwned\x07gane"
+    data["messages"][0]["content"] = "Testo\x1b[0m del post\x9b2J"
+    page = parse_page(json.dumps(data).encode("utf-8"), "https://bleach-gdr.forumfree.it/api.php?t=62345678&st=0")
+    assert page.title == "Arena[2J di Karakura"
+    assert page.posts[0].author == "Kuro[31m]0;pwnedgane"
+    assert page.posts[0].body == "Testo[0m del post2J"
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("a\x1b[31mb", "a[31mb"), ("riga\nriga\tcol", "riga\nriga\tcol"), ("\x00\x7f\x9f", ""), ("Forza\x1cDestrezza\x85Mente\rVolontà", "Forza Destrezza Mente Volontà"),
+    ("Volontà — ok\u00ad", "Volontà — ok\u00ad"),
+])
+def test_strip_controls(raw, clean):
+    from scraper.htmltext import strip_controls
+
+    assert strip_controls(raw) == clean
+
+
+def test_control_characters_stripped_from_sheet_links():
+    from scraper.platforms.base import post_schema
+
+    schema = post_schema("PV 44/52", [("/?t=70000101\x1b[2J", "Scheda")], "https://bleach-gdr.forumfree.it/?t=1")
+    assert schema.sheet_url == "https://bleach-gdr.forumfree.it/?t=70000101[2J"

@@ -13,7 +13,7 @@ from lxml import etree
 from engine.history import Post, PostSchema, Roll
 from scraper.dicetag import find_text_rolls, make_roll
 from scraper.errors import NotAThread, UnsupportedPlatform
-from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post
+from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post, strip_controls
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
 
@@ -414,7 +414,7 @@ def post_schema(scan: str, links: Sequence[tuple[str, str]], base_url: str,
     for href, txt in links:
         url = joined.get(href)
         if url is None:
-            url = joined[href] = urljoin(base_url, href)
+            url = joined[href] = urljoin(base_url, strip_controls(href))  # no escapes in a printed URL
         pairs.append((txt, url))
     return _schema_fn()(scan, links=tuple(pairs))
 

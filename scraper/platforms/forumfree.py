@@ -15,6 +15,7 @@ from scraper.platforms.base import (
     in_containers, origin_of, shown_page,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
+from scraper.htmltext import collapse_ws
 from scraper.platforms.config import ForumConfig
 
 PAGE_SIZE = 15  # ForumFree's usual posts per page (st= steps); the pagination links say otherwise
@@ -197,11 +198,11 @@ class ForumFree:
             body = _fragment(content)
             edit = minfo.get("edit") if isinstance(minfo.get("edit"), dict) else {}
             parts = PostParts(
-                id=pid, element=body, body=body, author=str(user.get("name") or ""),
+                id=pid, element=body, body=body, author=_plain(user.get("name")),
                 author_id=str(user["id"]) if user.get("id") is not None else None,
                 date_text=str(minfo.get("date") or "") or None,
-                group=str(user.get("group")) if user.get("group") else None,
-                edited_by=str(edit["user"]) if edit.get("user") else None,
+                group=_plain(user.get("group")) or None,
+                edited_by=_plain(edit.get("user")) or None,
                 edited_text=str(edit["date"]) if edit.get("date") else None,
                 anchor_url=_post_url(origin, tid, st, pid),
             )
@@ -216,7 +217,7 @@ class ForumFree:
         else:  # no thread id: the other pages cannot be named
             urls, nxt = (url,), None
         return Page(url=url, platform=self.name, skin="ff-api", host=host, thread_id=tid,
-                    title=str(info.get("title")) if info.get("title") else None, page=page_no, page_count=pages,
+                    title=_plain(info.get("title")) or None, page=page_no, page_count=pages,
                     page_size=per_page, last_offset=last_offset, page_urls=urls, next_url=nxt,
                     posts=tuple(posts), section=str(info["f"]) if info.get("f") is not None else None)
 
@@ -229,6 +230,11 @@ def _fragment(content: str) -> etree._Element:
     root = etree.fromstring(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
     body = root.find("body") if root is not None else None
     return body if body is not None else etree.Element("body")
+
+
+def _plain(value: Any) -> str:
+    """A name or title from the JSON as the HTML pages give it: whitespace collapsed, no control characters."""
+    return collapse_ws(str(value)) if value else ""
 
 
 def _title_el(doc: etree._Element) -> etree._Element | None:
