@@ -300,3 +300,28 @@ def test_control_characters_stripped_from_sheet_links():
 
     schema = post_schema("PV 44/52", [("/?t=70000101\x1b[2J", "Scheda")], "https://bleach-gdr.forumfree.it/?t=1")
     assert schema.sheet_url == "https://bleach-gdr.forumfree.it/?t=70000101[2J"
+
+
+# --- the reported commands, end to end through the CLI -------------------------------------------------------
+
+def _cli(*args):
+    import os
+    import subprocess
+    import sys
+
+    root = str(FIXTURES.parent)
+    env = {**os.environ, "PYTHONPATH": root, "PYTHONIOENCODING": "utf-8"}
+    proc = subprocess.run([sys.executable, "-m", "server", "scrape", *args], cwd=root, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode("utf-8"), json.loads(proc.stdout.decode("utf-8"))
+
+
+def test_cli_saved_api_json_and_malformed_page_print_no_invented_urls():
+    out, doc = _cli("fixtures/forumfree/api_62345678_st0.json", "fixtures/forumfree/api_62345678_st15.json")
+    assert "https:///" not in out and "None" not in out
+    assert (doc["thread"]["url"], doc["thread"]["host"]) == ("/api.php?t=62345678&st=0", "")
+    assert doc["posts"][0]["url"] == "/?t=62345678#entry600110"
+    out, doc = _cli("fixtures/forumfree/malformed_62000001.html")
+    assert "https:///" not in out and "t=None" not in out
+    assert doc["posts"][0]["url"] == "#entry620010"
