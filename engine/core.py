@@ -215,7 +215,7 @@ def replay(
         gc.disable()
     try:
         for post in history.posts[start:]:
-            key = getattr(post, "digest", None) or post  # _post_key
+            key = post.digest or post  # _post_key (a Post always has its digest field)
             state, verdicts = step(state, post)
             add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
             add_snapshot(_snapshot(post.id, key, state))
