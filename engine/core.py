@@ -209,7 +209,10 @@ def replay(
     # Every object the fold makes is kept (a snapshot per post, for incremental replays) and none makes a reference
     # cycle (states are immutable trees): CPython's cyclic collector would only re-traverse the growing heap of
     # survivors, a quarter of a long replay's time. It is paused during the fold and resumed as it was, whatever
-    # happens; anything cyclic a ruleset might still make is collected then.
+    # happens. Resuming would start with one traversal of every survivor (they are all "young"): they are long-lived
+    # by design, so they go straight to the oldest generation instead (freeze + unfreeze moves every tracked object
+    # there and resets the young count; done only when nobody else keeps frozen objects, which unfreeze would thaw).
+    # Anything cyclic is still collected by the next full collection.
     paused = gc.isenabled()
     if paused:
         gc.disable()
@@ -221,6 +224,9 @@ def replay(
             add_snapshot(_snapshot(post.id, key, state))
     finally:
         if paused:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
     rulings_of = getattr(rs, "rulings", None)

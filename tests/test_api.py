@@ -391,3 +391,14 @@ def test_pages_mode_records_which_pages_were_read(client, fixtures_dir):
     assert resp.status_code == 200, resp.data[:300]
     thread = resp.get_json()["thread"]
     assert thread["pages"] == 2 and thread["pages_read"] == [2]  # a partial thread says so
+
+
+def test_url_that_is_not_a_topic_is_refused_before_anything_is_stored(client, app):
+    cfg = app.config["ARBITRO"]
+    cfg["allowed_hosts"] = [*cfg["allowed_hosts"], "*.forumattivo.com", "forum.example.it"]
+    for url in ("https://nonexist-zz-qq.forumfree.it/", "https://arena.forumattivo.com/f3-sezione",
+                "https://forum.example.it/viewtopic.php?f=2"):
+        resp = client.post("/api/v1/audits", json={"url": url})
+        assert resp.status_code == 422, url
+        assert resp.get_json()["error"]["code"] == "not_a_thread"
+    assert app.extensions["arbitro"].storage.find_thread("https://nonexist-zz-qq.forumfree.it/", "guida") is None

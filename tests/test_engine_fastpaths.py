@@ -62,6 +62,28 @@ def test_replay_restores_the_collector_as_it_was():
         gc.enable()
 
 
+def test_replay_leaves_frozen_objects_frozen_and_collects_cycles_later():
+    history = generate(6)
+    assert gc.get_freeze_count() == 0
+    replay(history, "guida")
+    assert gc.get_freeze_count() == 0  # its own freeze + unfreeze leaves nothing frozen
+    frozen = [[]]  # someone else's frozen object (a server that froze its preloaded heap)
+    frozen.append(frozen)
+    gc.freeze()
+    try:
+        assert not any(o is frozen for o in gc.get_objects())  # the permanent generation is not listed
+        replay(history, "guida")
+        assert gc.get_freeze_count() > 0
+        assert not any(o is frozen for o in gc.get_objects())  # still frozen: not thawed by the replay
+    finally:
+        gc.unfreeze()
+    cycle: list = []
+    cycle.append(cycle)
+    del cycle, frozen
+    replay(history, "guida")
+    assert gc.collect() >= 2  # cyclic garbage made around a replay is still found by a full collection
+
+
 def test_incremental_replay_equals_full_replay():
     history = generate(60)
     head = CombatHistory(thread=history.thread, posts=history.posts[:-15], registry=history.registry)
