@@ -218,7 +218,7 @@ def replay(
         gc.disable()
     try:
         for post in history.posts[start:]:
-            key = post.digest or post  # _post_key (a Post always has its digest field)
+            key = getattr(post, "digest", None) or post  # _post_key
             state, verdicts = step(state, post)
             add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
             add_snapshot(_snapshot(post.id, key, state))

@@ -323,13 +323,17 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
                 continue
             if d.amount == 0:
                 continue
-            keys = [k.lower() for k in (d.technique, d.attacker) if k]
+            keys = (d.technique.lower(), d.attacker.lower()) if d.technique and d.attacker else tuple(
+                [k.lower() for k in (d.technique, d.attacker) if k])
             near = None
             for i, e in enumerate(entries):
                 if i not in used and e.resource == res:
                     label, raw = e.label.lower(), e.raw.lower()
-                    if any(k in label or k in raw for k in keys):
-                        near = i
+                    for k in keys:
+                        if k in label or k in raw:
+                            near = i
+                            break
+                    if near is not None:
                         break
             if near is not None:
                 used.add(near)
@@ -955,12 +959,12 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         uses = dict(f.uses_attack)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_attack=frozen_map(uses))
+        p.fighters[actor] = evolve(f, uses_attack=MappingProxyType(uses))  # our own new dict: no second copy
     elif phase == "difensiva" and spec.role == "difensiva":
         uses = dict(f.uses_defense)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_defense=frozen_map(uses))
+        p.fighters[actor] = evolve(f, uses_defense=MappingProxyType(uses))
 
 
 def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
