@@ -155,14 +155,10 @@ def _fast(cls: type, names: tuple[str, ...]) -> Any:
     the generated __init__ pays an object.__setattr__ per field); the class itself if it is not a plain one."""
     if tuple(cls.__dataclass_fields__) != names or hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
-    new = object.__new__
-
-    def make(*args: Any) -> Any:
-        obj = new(cls)
-        obj.__dict__.update(zip(names, args))
-        return obj
-
-    return make
+    env = {"_new": object.__new__, "_sa": object.__setattr__, "_cls": cls}
+    exec(f"def make({', '.join(names)}):\n"  # noqa: S102 - the dataclass's own field names, as dataclasses does
+         f"    o = _new(_cls)\n    _sa(o, '__dict__', {{{', '.join(f'{n!r}: {n}' for n in names)}}})\n    return o\n", env)
+    return env["make"]
 
 
 _post_audit = _fast(PostAudit, ("id", "author", "character", "url", "verdicts", "state"))
@@ -222,17 +218,24 @@ def replay(
     # Every object the fold makes is kept (a snapshot per post, for incremental replays) and none makes a reference
     # cycle (states are immutable trees): CPython's cyclic collector would only re-traverse the growing heap of
     # survivors, a quarter of a long replay's time. It is paused during the fold and resumed as it was, whatever
-    # happens; anything cyclic a ruleset might still make is collected then.
+    # happens. Resuming would start with one traversal of every survivor (they are all "young"): they are long-lived
+    # by design, so they go straight to the oldest generation instead (freeze + unfreeze moves every tracked object
+    # there and resets the young count; done only when nobody else keeps frozen objects, which unfreeze would thaw).
+    # Anything cyclic is still collected by the next full collection.
     paused = gc.isenabled()
     if paused:
         gc.disable()
     try:
         for post in history.posts[start:]:
+            key = getattr(post, "digest", None) or post  # _post_key
             state, verdicts = step(state, post)
             add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
-            add_snapshot(_snapshot(post.id, getattr(post, "digest", None) or post, state))
+            add_snapshot(_snapshot(post.id, key, state))
     finally:
         if paused:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
     rulings_of = getattr(rs, "rulings", None)

@@ -30,6 +30,10 @@ _WORD_VALUE = {"dimezzat": ("/", 2.0), "metà": ("/", 2.0), "a metà": ("/", 2.0
 _RESULT = re.compile(rf"^\s*(?P<val>-?\d{{1,6}})\s*(?P<unit>[{_W}]+(?:\s+[{_W}]+)?)?")
 _TIMES = re.compile(rf"(?<![{_W}])[xX×](?=\s*\d)")
 _FILLER = re.compile(r"[\s()\[\],;]+")
+# "…): Danno Puro: Potenza 14 = 14": the kind named before the terms, its colon no division
+_KIND_PREFIX = re.compile(r"^\s*dann[oi]\s+(?:pur[oi]|semi-?\s?pur[oi]|normal[ei]|aggiuntiv[oi]|ambiental[ei])"
+                          r"\s*(?::|-(?!\s*\d))\s*", re.IGNORECASE)
+_KIND_TAIL = 80  # characters after the stated result read for the kind ("= 14 Danni Puri", "[Danno Semi-Puro]")
 
 
 def _kind_of(header: str, body: str) -> str:
@@ -116,7 +120,9 @@ def _parse_line(line: str) -> DamageCalc | None:
     if "=" not in body:
         return None
     parts = body.split("=")
-    terms, _ = _terms(parts[0].lstrip(">"))
+    prefix = _KIND_PREFIX.match(parts[0])
+    left = parts[0][prefix.end():] if prefix else parts[0]
+    terms, _ = _terms(left.lstrip(">"))
     if not terms:
         return None
     for middle in parts[1:-1]:
@@ -128,7 +134,9 @@ def _parse_line(line: str) -> DamageCalc | None:
     res = _RESULT.match(parts[-1].lstrip(">"))
     result = int(res.group("val")) if res else None
     unit = res.group("unit") if res else None
-    kind = _kind_of(kw, parts[0])
+    tail = parts[-1].lstrip(">")
+    tail = tail[res.start("unit") if res and res.group("unit") else (res.end() if res else 0):][:_KIND_TAIL]
+    kind = _kind_of(kw, parts[0] + " " + tail)
     actor = target = None
     who = h.group("who")
     if who:

@@ -38,14 +38,40 @@ _EXPR_FULL = re.compile(r"\s*(\d{0,6})\s*[dD]\s*(\d{1,7})((?:\s*[+-]\s*\d{1,9})*
 _CONST_TERM = re.compile(r"([+-])\s*(\d{1,9})")
 
 
+# Labels and expressions repeat within a thread (the same attacks, the same dice): their parses are
+# immutable, so one parse serves every repeat. Bounded: emptied when full (a thread has a few hundred).
+_CACHE_MAX = 4096
+_EXPR_CACHE: dict[str, tuple[int, int, int]] = {}
+_LABEL_CACHE: dict[str, DiceLabel] = {}
+
+
+def clear_caches() -> None:
+    """Forget the remembered parses (benchmarks measure a page parsed from cold)."""
+    _EXPR_CACHE.clear()
+    _LABEL_CACHE.clear()
+
+
 def parse_expression(expr: str) -> tuple[int, int, int]:
     """`"1d12+6"` → `(1, 12, 6)`; `"d20"` → `(1, 20, 0)`; `"2d6-1"` → `(2, 6, -1)`.
 
     Several constants are summed (`1d12+6-1` → constant 5). Raises `DiceExpressionError` on anything else
     or beyond the limits (count ≤ 100, sides ≤ 1000, |constant| ≤ 10000).
     """
-    if not isinstance(expr, str):
+    if expr.__class__ is str:
+        hit = _EXPR_CACHE.get(expr)
+        if hit is not None:
+            return hit
+    elif not isinstance(expr, str):
         raise DiceExpressionError(f"espressione del dado non valida: {expr!r}")
+    result = _parse_expression(expr)
+    if expr.__class__ is str:
+        if len(_EXPR_CACHE) >= _CACHE_MAX:
+            _EXPR_CACHE.clear()
+        _EXPR_CACHE[expr] = result
+    return result
+
+
+def _parse_expression(expr: str) -> tuple[int, int, int]:
     text = unify_signs(expr)
     if len(text) > 200:
         raise DiceExpressionError("espressione del dado troppo lunga")
@@ -178,6 +204,19 @@ def parse_label(raw: str) -> DiceLabel:
     """
     if not isinstance(raw, str):
         raw = "" if raw is None else str(raw)
+    if raw.__class__ is str:  # (a str subclass may compare equal and differ: never cached)
+        hit = _LABEL_CACHE.get(raw)
+        if hit is not None:
+            return hit
+    label = _parse_label(raw)
+    if raw.__class__ is str:
+        if len(_LABEL_CACHE) >= _CACHE_MAX:
+            _LABEL_CACHE.clear()
+        _LABEL_CACHE[raw] = label
+    return label
+
+
+def _parse_label(raw: str) -> DiceLabel:
     text = clean_markup(raw[:MAX_LABEL_PARSE])
     if not text:
         return DiceLabel(raw=raw, error="empty")
@@ -470,6 +509,8 @@ _TWO_LINE = ("isultat", "ISULTAT", "otale", "OTALE")
 
 def _candidate_exprs(text: str) -> Iterable[re.Match[str]]:
     """`_EXPR` matches on lines that have a result anchor, or whose next line opens with a result keyword."""
+    if _DSTART.search(text) is None:
+        return  # no "d<digit>" anywhere (most posts: their rolls are dice blocks): no line to look at
     lines = text.split("\n")
     n = len(lines)
     offset = 0

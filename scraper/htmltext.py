@@ -89,13 +89,32 @@ def _plain_spaces(s: str) -> bool:
     return True
 
 
+# C0/C1 control characters but \t and \n: an author's `&#27;[31m` must not reach a terminal as an escape.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+# the ones str.split() counts as whitespace become a space (words stay apart), the others go
+_CONTROL_TABLE = {c: None for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)}
+_CONTROL_TABLE.update({c: " " for c in (0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x85)})
+
+
+def strip_controls(s: str) -> str:
+    """`s` without C0/C1 control characters (line breaks and tabs kept; whitespace controls become spaces)."""
+    # isprintable() is a C-level scan; only text that fails it (controls, or harmless format or private-use
+    # characters such as a soft hyphen or DICE_MARK) pays for the regex
+    if s.isprintable() or s.replace("\n", "").replace("\t", "").isprintable() or _CONTROLS.search(s) is None:
+        return s
+    return s.translate(_CONTROL_TABLE)
+
+
 def collapse_ws(s: str) -> str:
-    """`s` with every whitespace run as one space, stripped (what `_WS.sub(" ", s).strip()` gives)."""
+    """`s` with every whitespace run as one space, stripped (what `_WS.sub(" ", s).strip()` gives), without
+    control characters."""
     if "\u200b" in s:
         s = s.replace("\u200b", " ")
     if _plain_spaces(s):
-        return " ".join(s.split())
-    return _WS.sub(" ", s).strip()
+        return strip_controls(" ".join(s.split()))
+    return strip_controls(_WS.sub(" ", s).strip())
 
 
 def clean_lines(raw: str) -> str:
@@ -104,15 +123,15 @@ def clean_lines(raw: str) -> str:
     if "\u200b" in raw:
         raw = raw.replace("\u200b", " ")
     if _plain_spaces(raw):
-        return _clean_lines_fast(raw)
+        return strip_controls(_clean_lines_fast(raw))
     raw = _WS.sub(" ", raw)
     if BR in raw:
         raw = _PARA.sub("\n\n", raw)
     raw = _BREAK.sub("\n", raw)
     if "\n" not in raw:
-        return raw.strip()
+        return strip_controls(raw.strip())
     # Strip every line, collapse runs of blank lines to one, drop leading/trailing ones: all in C.
-    return _BLANKS.sub("\n\n", _LINE_EDGES.sub("\n", raw)).strip()
+    return strip_controls(_BLANKS.sub("\n\n", _LINE_EDGES.sub("\n", raw)).strip())
 
 
 def _clean_lines_fast(raw: str) -> str:
@@ -290,7 +309,7 @@ class _Walker:
                 self.pending = None
                 qbuf: list[str] = []
                 self.walk(inner, qbuf, False)
-                self.quotes.append(Quote(author=author, text=clean_lines("".join(qbuf))))
+                self.quotes.append(Quote(author=_quote_author(author), text=clean_lines("".join(qbuf))))
                 self.emit(BLOCK, buf, True)
                 return
         if tag == "blockquote" or "quote" in cls or el.get("id") == "QUOTE":
@@ -414,7 +433,7 @@ class _Walker:
                     author = None
         qbuf: list[str] = []
         self._walk_box(el, qbuf, False)
-        self.quotes.append(Quote(author=author, text=clean_lines("".join(qbuf))))
+        self.quotes.append(Quote(author=_quote_author(author), text=clean_lines("".join(qbuf))))
         self.emit(BLOCK, buf, True)
 
     def _code(self, el: etree._Element, buf: list[str]) -> None:
@@ -438,6 +457,11 @@ class _Walker:
             self.walk(el, buf, scan)
         self.emit(BLOCK, buf, scan)
         self.spoilers.append(clean_lines("".join(buf[start:])))
+
+
+def _quote_author(author: str | None) -> str | None:
+    # read from attributes and quote heads, not through clean_lines: controls stripped here
+    return (strip_controls(author) or None) if author else author
 
 
 def split_post(el: etree._Element, *, dice_test: DiceTest | None = None, stop: DiceTest | None = None) -> PostText:
@@ -473,6 +497,8 @@ def inline_text(el: etree._Element | None) -> str:
     """Whitespace-collapsed text content of a small element (a name, a date); scripts skipped."""
     if el is None:
         return ""
+    if not len(el):  # a leaf (most names and dates): its text is all there is
+        return collapse_ws(el.text or "")
     parts: list[str] = []
     _inline(el, parts)  # text_content() would include script text
     return collapse_ws("".join(parts))
@@ -490,4 +516,5 @@ def _inline(el: etree._Element, parts: list[str]) -> None:
             parts.append(child.tail)
 
 
-__all__ = ["DICE_MARK", "PostText", "split_post", "element_text", "inline_text", "clean_lines", "DiceTest"]
+__all__ = ["DICE_MARK", "PostText", "split_post", "element_text", "inline_text", "clean_lines", "DiceTest",
+           "strip_controls"]

@@ -86,7 +86,9 @@ _REGISTRO_HEAD = re.compile(r"^\W{0,3}registro\b\s*[:\-]?\s*(?P<rest>.*)$", re.I
 _EMPTY_REGISTRO = re.compile(
     r"^\W{0,3}(?:nessun[ao]?\s+(?:modific\w*|cambiament\w*|variazion\w*)|nessuna|niente|vuoto|n/?a|/|-+|—)?\W{0,3}$",
     re.IGNORECASE)
-_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]?\s*\d)|-\s+(?=[A-Za-z]))\s*")
+# A dash is a bullet only before a signed amount ("- -2 PE") or a word ("- PE -5"): "- 8 PV [Artigli]" in a
+# Registro is a loss of 8, written with a space after its minus.
+_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z]))\s*")
 _LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
 _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
                    re.IGNORECASE)
@@ -207,6 +209,25 @@ def _first_words(aliases: Mapping[str, str]) -> frozenset[str]:
     return cached[1]
 
 
+# "Liberazione [Cosmo 100]", "Difesa [Volontà 220] (A vs B)": an action named before its bracketed values;
+# those values are what the action spends or rolls against, not the schema's.
+_ACTION_LINE = re.compile(rf"^\W{{0,3}}[{_W}][{_W}' ]{{0,40}}?\s*[\[{{]")
+_BRACKETS = re.compile(r"\[[^\[\]]*\]|\{[^{}]*\}")
+_LEAD = re.compile(r"^[\W_]*$")
+
+
+def _action_spans(line: str) -> list[tuple[int, int]]:
+    """Spans of an action line's bracketed values (none for other lines)."""
+    if ("[" not in line and "{" not in line) or not _ACTION_LINE.match(line):
+        return []
+    return [m.span() for m in _BRACKETS.finditer(line)]
+
+
+def _strength(line: str, first: int) -> int:
+    """2 for a line that starts with its pool/stat ("Cosmo: 180/400", "Forza 5 (+1) | Mente 4"), else 1."""
+    return 2 if _LEAD.match(line[:first]) else 1
+
+
 _BONUS_CELL = re.compile(r"^\s*[(\[]?\s*([+-]\s*\d{1,5})\s*[)\]]?\s*$")
 _STARTS_WITH_NUMBER = re.compile(r"^\W{0,3}[+-]?\d")
 
@@ -235,6 +256,94 @@ def _join_cells(lines: list[str], name_cell: re.Pattern[str]) -> list[str]:
     return out
 
 
+# The pools and stats one schema line gives are a function of the line alone, and a character's lines
+# repeat from post to post (its stats, its pools when unchanged): read once, reused while the cache lasts.
+_CACHE_MAX = 4096
+_LINE_CACHE: dict[str, tuple[tuple[tuple[str, Resource], ...], tuple[tuple[str, Stat], ...],
+                             tuple[tuple[str, Stat], ...]]] = {}
+
+
+def clear_caches() -> None:
+    """Forget the remembered line readings (benchmarks measure a page parsed from cold)."""
+    _LINE_CACHE.clear()
+
+
+def _is_calc(line: str) -> bool:
+    """Calculations, rolls and "A vs B" lines carry stat names and numbers that are not the schema."""
+    low = line.lower()
+    return ("[dice" in low or "calcolo" in low or " vs" in low or "contro" in low or "dann" in low
+            or ("=" in line and _CALC_EQUALS.search(line) is not None))
+
+
+_NO_VALUES: tuple = ((), 1, (), 1, ())
+
+
+def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozenset[str],
+                 aliases: Mapping[str, str]) -> tuple[tuple[tuple[str, Resource], ...], int, tuple[tuple[str, Stat], ...],
+                                                       int, tuple[tuple[str, Stat], ...]]:
+    """(pools, their _strength, stats, their _strength, other `Nome N (+M)` stats) of one short schema line with
+    digits, in reading order, the first reading of each name per line; an action's bracketed values are skipped."""
+    if _is_calc(line):
+        return _NO_VALUES
+    low = line.lower()
+    # Cheap gate: run the pool/stat patterns only on lines holding one of their words.
+    words = set(_WORD.findall(low))
+    pool_spans: list[tuple[int, int]] = []
+    pools: list[tuple[str, Resource]] = []
+    # "44/52 PV | 10/40 PE" and "PV 44/52 | PE 10/40": the earliest reading of each span wins.
+    # Positions in `low` are positions in `line` unless lowercasing changed the length (rare letters).
+    same = len(low) == len(line)
+    subject = low if same else line
+    candidates = sorted((m for pat in ((pats["pool_lower"], pats["pool_after_lower"]) if same else
+                                       (pats["pool"], pats["pool_after"])) for m in pat.finditer(subject)),
+                        key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else ()
+    skip = _action_spans(line)
+    if skip:  # an action's bracketed values are never read as the schema's
+        candidates = [m for m in candidates if not any(s <= m.start() < e for s, e in skip)]
+    line_first: int | None = None  # where the line's first pool/stat reading starts
+    seen: set[str] = set()
+    for m in candidates:
+        if any(m.start() < e and s < m.end() for s, e in pool_spans):
+            continue
+        pool_spans.append((m.start(), m.end()))
+        line_first = m.start() if line_first is None else line_first
+        name = _canon(m.group("name"), aliases)
+        if name in seen:
+            continue
+        seen.add(name)
+        mx = int(m.group("max")) if m.group("max") else None
+        pools.append((name, Resource(current=int(m.group("cur")), max=mx)))
+    stat_spans: list[tuple[int, int]] = []
+    line_stats: list[tuple[str, Stat]] = []
+    seen = set()
+    pool_level = _strength(line, line_first) if line_first is not None else 1
+    stat_first: int | None = None
+    for m in ((pats["stat_lower"] if same else pats["stat"]).finditer(subject)
+              if not words.isdisjoint(_STAT_WORDS) else ()):
+        if skip and any(s <= m.start() < e for s, e in skip):
+            continue
+        name = _STAT_CANON[" ".join(m.group("name").lower().split())]
+        stat_spans.append((m.start(), m.end()))
+        if stat_first is None:
+            stat_first = m.start() if line_first is None else min(line_first, m.start())
+        if name not in seen:
+            seen.add(name)
+            bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
+            line_stats.append((name, Stat(base=int(m.group("base")), bonus=bonus)))
+    any_stats: list[tuple[str, Stat]] = []
+    for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
+        if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
+            continue
+        name = " ".join(m.group("name").split())
+        if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in seen:
+            continue
+        seen.add(name)
+        any_stats.append((name, Stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))))
+    stat_level = _strength(line, stat_first) if stat_first is not None else 1
+    return tuple(pools), pool_level, tuple(line_stats), stat_level, tuple(any_stats)
+
+
+
 def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[object] = (),
                  aliases: Mapping[str, str] = RESOURCE_ALIASES,
                  sheet_pattern: str | re.Pattern[str] | None = None) -> PostSchema | None:
@@ -252,6 +361,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         pattern = None
     pats = _patterns(aliases)
     pool_words = _first_words(aliases)
+    cacheable = aliases is RESOURCE_ALIASES
     raw_lines = _join_cells(text.splitlines(), pats["name_cell"])
     if sheet_url is None:
         sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000], pattern)
@@ -262,6 +372,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
     resources: dict[str, Resource] = {}
     stats: dict[str, Stat] = {}
     registro: list[RegistroEntry] | None = None
+    strength: dict[str, int] = {}  # how schema-like the line each pool/stat was read from (see _strength)
     character: str | None = None
     in_registro = False
     for raw_line in raw_lines:
@@ -297,51 +408,32 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
                 if nm:
                     character = nm.group("name").strip()
             continue
-        low = line.lower()
-        # Calculations, rolls and "A vs B" lines carry stat names and numbers that are not the schema.
-        if ("[dice" in low or "calcolo" in low or " vs" in low or "contro" in low or "dann" in low
-                or ("=" in line and _CALC_EQUALS.search(line))):
-            continue
         if character is None and ":" in line:
             nm = _NAME.match(line)
-            if nm:
+            if nm and not _is_calc(line):
                 character = nm.group("name").strip()
                 continue
-        # Cheap gate: run the pool/stat patterns only on lines holding one of their words.
-        words = set(_WORD.findall(low))
-        pool_spans: list[tuple[int, int]] = []
-        # "44/52 PV | 10/40 PE" and "PV 44/52 | PE 10/40": the earliest reading of each span wins.
-        # Positions in `low` are positions in `line` unless lowercasing changed the length (rare letters).
-        same = len(low) == len(line)
-        subject = low if same else line
-        candidates = sorted((m for pat in ((pats["pool_lower"], pats["pool_after_lower"]) if same else
-                                           (pats["pool"], pats["pool_after"])) for m in pat.finditer(subject)),
-                            key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else ()
-        for m in candidates:
-            if any(m.start() < e and s < m.end() for s, e in pool_spans):
+        values = _LINE_CACHE.get(line) if cacheable else None
+        if values is None:
+            values = _line_values(line, pats, pool_words, aliases)
+            if cacheable:
+                if len(_LINE_CACHE) >= _CACHE_MAX:
+                    _LINE_CACHE.clear()
+                _LINE_CACHE[line] = values
+        pools, pool_level, line_stats, stat_level, any_stats = values
+        # the first reading stands unless a later line looks more like a schema (see _strength)
+        for name, res in pools:
+            if name in resources and strength.get(name, 2) >= pool_level:
                 continue
-            pool_spans.append((m.start(), m.end()))
-            name = _canon(m.group("name"), aliases)
-            if name in resources:
-                continue
-            cur = int(m.group("cur"))
-            mx = int(m.group("max")) if m.group("max") else None
-            resources[name] = Resource(current=cur, max=mx)
-        stat_spans: list[tuple[int, int]] = []
-        for m in ((pats["stat_lower"] if same else pats["stat"]).finditer(subject)
-                  if not words.isdisjoint(_STAT_WORDS) else ()):
-            name = _STAT_CANON[" ".join(m.group("name").lower().split())]
-            stat_spans.append((m.start(), m.end()))
+            resources[name] = res
+            strength[name] = pool_level
+        for name, st in line_stats:
+            if name not in stats or strength.get("stat:" + name, 2) < stat_level:
+                stats[name] = st
+                strength["stat:" + name] = stat_level
+        for name, st in any_stats:
             if name not in stats:
-                bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
-                stats[name] = Stat(base=int(m.group("base")), bonus=bonus)
-        for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
-            if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans):
-                continue
-            name = " ".join(m.group("name").split())
-            if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in stats:
-                continue
-            stats[name] = Stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))
+                stats[name] = st
 
     if not resources and not stats and registro is None and sheet_url is None:
         return None

@@ -147,8 +147,18 @@ def _parse_pages(pages: Any, platform: Any, *, want_section: bool = False) -> tu
         items.append((b"\xef\xbb\xbf" + html.encode("utf-8"), url))
     forums = services().refresher.forums
     try:
+        import dataclasses
+
         from scraper import parse_pages
-        history = parse_pages(items, platform=platform, config=forums)
+        from scraper.crawl import saved_page_date
+
+        # "Oggi"/"Ieri" read against the save time a saving tool wrote into the page, when there is one
+        saved = [d for d in (saved_page_date(data[:65536]) for data, _ in items) if d is not None]
+        history = parse_pages(items, platform=platform, config=forums,
+                              fetched_at=max(saved).isoformat() if saved else None)
+        # which pages these are, so a reader can tell a partial thread from a whole one
+        read = tuple(sorted({p.page for p in history.posts}))
+        history = dataclasses.replace(history, thread=dataclasses.replace(history.thread, pages_read=read))
         section = None
         if want_section:
             from scraper.parse import parse_page

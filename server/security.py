@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask, Request, Response, request
 
-from .errors import BadRequest, Forbidden, RateLimited
+from .errors import BadRequest, Forbidden, RateLimited, Unprocessable
 
 
 def host_matches(host: str, patterns: Iterable[str]) -> bool:
@@ -53,8 +53,34 @@ def check_forum_url(url: Any, cfg: dict[str, Any]) -> str:
         raise Forbidden("indirizzi locali o privati non consentiti", code="host_not_allowed", details={"host": host})
     if not host_matches(host, cfg.get("allowed_hosts", [])):
         raise Forbidden(f"il forum {host} non è tra quelli consentiti", code="host_not_allowed", details={"host": host})
+    if not looks_like_thread(host, parts.path or "/", parts.query):
+        raise Unprocessable("l'indirizzo non è quello di una discussione", code="not_a_thread",
+                            details={"field": "url", "found": url[:200]})
     netloc = host + (f":{parts.port}" if parts.port else "")
     return canonical_thread_url(urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, "")))
+
+
+_FORUMFREE_HOSTS = (".forumfree.it", ".forumcommunity.net", ".blogfree.net")
+_FORUMOTION_HOSTS = (".forumattivo.com", ".forumattivo.it", ".forumotion.com", ".forumotion.net", ".forumactif.com",
+                     ".forumactif.org", ".forumactif.fr", ".forumgratuit.org", ".forumfree.org")
+
+
+def looks_like_thread(host: str, path: str, query: str) -> bool:
+    """Cheap shape check before anything is stored or fetched: a topic URL of the platforms we know
+    (`?t=<id>` on ForumFree, `/t<id>-…` on Forumotion, `viewtopic.php?t=|p=` on phpBB); other hosts pass
+    (a forum config or the generic reader decides after the fetch)."""
+    import re
+    from urllib.parse import parse_qs
+
+    q = parse_qs(query)
+    digits = lambda key: any(v.isdigit() for v in q.get(key, ()))  # noqa: E731
+    if path.endswith("viewtopic.php"):
+        return digits("t") or digits("p")
+    if host.endswith(_FORUMFREE_HOSTS):
+        return digits("t")
+    if host.endswith(_FORUMOTION_HOSTS):
+        return re.match(r"^/t\d+(p\d+)?(-|$)", path) is not None
+    return True
 
 
 def canonical_thread_url(url: str) -> str:

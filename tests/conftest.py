@@ -12,6 +12,7 @@ pytest_plugins = [
     "tests.plugins.common",
     "tests.plugins.scraper",
     "tests.plugins.engine",
+    "tests.plugins.stories",
     "tests.plugins.server",
     "tests.plugins.browser",
 ]

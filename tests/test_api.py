@@ -382,3 +382,23 @@ def test_report_tolerates_registro_entry_without_amount():
 
     assert _registro_text({"amount": None, "resource": "PV", "label": "Cero"}) == "PV [Cero]"
     assert _registro_text({"amount": -8, "resource": "PV", "label": "Cero"}) == "-8 PV [Cero]"
+
+
+def test_pages_mode_records_which_pages_were_read(client, fixtures_dir):
+    page2 = (fixtures_dir / "forumfree" / "topic_62345678_st15.html").read_bytes().decode("utf-8", "replace")
+    resp = client.post("/api/v1/audits", json={"pages": [{"html": page2,
+                                                          "url": "https://bleach-gdr.forumfree.it/?t=62345678&st=15"}]})
+    assert resp.status_code == 200, resp.data[:300]
+    thread = resp.get_json()["thread"]
+    assert thread["pages"] == 2 and thread["pages_read"] == [2]  # a partial thread says so
+
+
+def test_url_that_is_not_a_topic_is_refused_before_anything_is_stored(client, app):
+    cfg = app.config["ARBITRO"]
+    cfg["allowed_hosts"] = [*cfg["allowed_hosts"], "*.forumattivo.com", "forum.example.it"]
+    for url in ("https://nonexist-zz-qq.forumfree.it/", "https://arena.forumattivo.com/f3-sezione",
+                "https://forum.example.it/viewtopic.php?f=2"):
+        resp = client.post("/api/v1/audits", json={"url": url})
+        assert resp.status_code == 422, url
+        assert resp.get_json()["error"]["code"] == "not_a_thread"
+    assert app.extensions["arbitro"].storage.find_thread("https://nonexist-zz-qq.forumfree.it/", "guida") is None

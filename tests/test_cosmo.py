@@ -1,8 +1,6 @@
 """The `cosmo` ruleset: the rule text's Tizio/Caio examples, Tabella 5 bands, statuses, cosmo and block rules."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from engine import BadSetting, available_rulesets, replay
@@ -10,19 +8,12 @@ from engine.history import (
     Character, CombatHistory, Post, PostSchema, Registry, Resource, Roll, Stat, Technique, Thread,
 )
 from engine.rulesets.cosmo import block_malus, counter_threshold, parse_line
+from tests.plugins.engine import plain_roll as roll, post_codes as codes, post_verdict as verdict
 
 THREAD = Thread(url="https://cavalieri.example/t1", platform="generic", host="cavalieri.example", thread_id="1",
                 title="Santuario — Tizio vs Caio", pages=1, fetched_at=None)
 
 _n = 0
-
-
-def roll(expr: str, faces: tuple[int, ...] | None, label: str, authentic: bool = True) -> Roll:
-    m = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr)
-    count, sides, const = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
-    return Roll(expression=expr, count=count, sides=sides, constant=const, faces=faces,
-                total=None if faces is None else sum(faces) + const, label=label, tag=None,
-                source="forum_roller", authentic=authentic, problems=() if authentic else ("typed_by_hand",))
 
 
 def post(character: str, *lines: str, rolls: tuple[Roll, ...] = (), pv: int | tuple[int, int] | None = None,
@@ -55,16 +46,6 @@ def enter(name: str, **kw) -> Post:
 def audit(*posts: Post, reg: Registry | None = None, **settings):
     h = CombatHistory(thread=THREAD, posts=tuple(posts), registry=reg or Registry())
     return replay(h, "cosmo", settings=settings or None)
-
-
-def codes(a, i: int) -> list[str]:
-    return [v.code for v in a.posts[i].verdicts]
-
-
-def verdict(a, i: int, code: str):
-    found = [v for v in a.posts[i].verdicts if v.code == code]
-    assert found, f"{code} not in {codes(a, i)}"
-    return found[0]
 
 
 def problems(a, i: int) -> list[str]:

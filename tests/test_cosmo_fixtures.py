@@ -1,18 +1,11 @@
 """The `cosmo` fixture story rendered on ForumFree, phpBB and Forumotion, parsed by the scraper and audited."""
 from __future__ import annotations
 
-import sys
-from collections import Counter
-
 import pytest
 
-from engine import replay
-from tests.plugins.common import FIXTURES
-
-sys.path.insert(0, str(FIXTURES))
-import make_fixtures
-from scraper import parse
 from scraper import registry_file
+from tests.plugins.stories import assert_verdicts_as_expected, audit_story, story_sites
+from tests.plugins.stories import make_fixtures  # noqa: F401  (tests/test_verdict_codes.py reads the story with it)
 
 STORY = "cosmo_santuario"
 
@@ -56,19 +49,9 @@ SETTINGS = {
     "level_malus": {"1": 40, "2": 80},
 }
 
-SITES = {
-    "forumfree": (make_fixtures.Site("forumfree", "ff-current", "santuario-gdr.forumfree.it", "Santuario GdR", 5),
-                  make_fixtures.render_forumfree),
-    "phpbb": (make_fixtures.Site("phpbb", "prosilver", "forum.cavalieri-gdr.it", "Cavalieri GdR", 5),
-              make_fixtures.render_phpbb),
-    "forumotion": (make_fixtures.Site("forumotion", "phpbb2", "santuario.forumattivo.com", "Santuario", 5),
-                   make_fixtures.render_forumotion),
-}
-
-
-@pytest.fixture(scope="module")
-def story():
-    return make_fixtures.load_story(STORY)
+SITES = story_sites(5, forumfree=("santuario-gdr.forumfree.it", "Santuario GdR"),
+                    phpbb=("forum.cavalieri-gdr.it", "Cavalieri GdR"),
+                    forumotion=("phpbb2", "santuario.forumattivo.com", "Santuario"))
 
 
 @pytest.fixture(scope="module")
@@ -77,26 +60,12 @@ def registry():
 
 
 def _audit(story, registry, platform: str):
-    site, render = SITES[platform]
-    rows = render(story, site)
-    assert len(rows) >= 2  # the story spans pages
-    history = parse.parse_pages([(data, url) for _, url, data, _ in rows], registry=registry)
-    return replay(history, "cosmo", registry, settings=SETTINGS)
+    return audit_story(story, SITES[platform], "cosmo", registry, settings=SETTINGS)
 
 
 @pytest.mark.parametrize("platform", sorted(SITES))
 def test_story_audited_code_by_code(story, registry, platform):
-    audit = _audit(story, registry, platform)
-    ids = [str(p["id"]) for p in story["posts"]]
-    by_post = {p.id.lstrip("p"): p for p in audit.posts}
-    assert set(ids) <= set(by_post), f"posts lost in parsing on {platform}"
-    expected = Counter((str(e["post"]), e["code"]) for e in story["expected"])
-    found = Counter((pid, v.code) for pid, pa in by_post.items() for v in pa.verdicts
-                    if v.severity in ("error", "warning") or (pid, v.code) in expected)
-    missing = expected - found
-    assert not missing, f"{platform}: missing {sorted(missing)}"
-    extra = {k for k in found if k not in expected}
-    assert not extra, f"{platform}: unexpected {sorted(extra)}"
+    assert_verdicts_as_expected(story, _audit(story, registry, platform), platform)
 
 
 @pytest.mark.parametrize("platform", sorted(SITES))

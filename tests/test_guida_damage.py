@@ -370,6 +370,24 @@ def test_technique_cost_taken_from_pe_but_not_listed_is_missing_expense_only():
     assert a.characters["Quincy"]["pe"] == 24
 
 
+def test_technique_cost_of_a_post_on_the_fast_path_is_tracked():
+    # Quincy's second post: no Stacks, reference stats known, a schema: the step skips the early copy of the
+    # Fighter (engine fast path) and must still note the cost of the technique it uses
+    f = Fight(COSTS)
+    f.post("Quincy", pv=40, pe=30, stats=Q)
+    f.post("Hollow", pv=52, pe=45, stats=H)
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    a = f.replay()
+    assert [(e.technique, e.resource, e.amount, e.post) for e in a.snapshots[2].state.fighters["Quincy"].spese] == [
+        ("Freccia Sacra", "PE", 6, "102")]
+    f.post("Quincy", pv=40, pe=30, stats=Q)
+    a = f.replay()
+    [v] = find(a, "registro.missing_expense", "104")
+    assert (v.expected, v.details["used_in"]) == (-6, "102")
+    assert a.characters["Quincy"]["pe"] == 24
+
+
 def test_next_hint_lists_the_cost_to_write():
     f = Fight(COSTS)
     f.post("Hollow", pv=52, pe=45, stats=H)

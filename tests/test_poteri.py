@@ -1,26 +1,16 @@
 """The `poteri` ruleset: PF spending, damage cap, Intensità vs Resistenza, cures, slots, Difensivi, fatigue."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from engine import BadSetting, available_rulesets, replay
 from engine.history import (
     Character, CombatHistory, Post, PostSchema, RegistroEntry, Registry, Resource, Roll, Stat, Technique, Thread,
 )
+from tests.plugins.engine import assert_explained, plain_roll as roll, post_codes as codes, post_verdict as verdict
 
 THREAD = Thread(url="https://gdr.example/t2", platform="generic", host="gdr.example", thread_id="2",
                 title="Scontro alla torre", pages=1, fetched_at=None)
-
-
-def roll(expr: str, faces: tuple[int, ...] | None, label: str, authentic: bool = True) -> Roll:
-    m = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr)
-    count, sides, const = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
-    return Roll(expression=expr, count=count, sides=sides, constant=const, faces=faces,
-                total=None if faces is None else sum(faces) + const, label=label, tag=None,
-                source="forum_roller", authentic=authentic, problems=() if authentic else ("typed_by_hand",))
-
 
 _n = 0
 
@@ -68,16 +58,6 @@ def registry() -> Registry:
 def audit(*posts: Post, reg: Registry | None = None, **settings):
     h = CombatHistory(thread=THREAD, posts=tuple(posts), registry=reg or registry())
     return replay(h, "poteri", settings=settings or None)
-
-
-def codes(a, i):
-    return [v.code for v in a.posts[i].verdicts]
-
-
-def verdict(a, i, code):
-    found = [v for v in a.posts[i].verdicts if v.code == code]
-    assert found, f"{code} not in {codes(a, i)}"
-    return found[0]
 
 
 def dardo(face: int, pf: int = 2, damage: tuple[int, ...] | None = (3, 4), caster="Aria", target="Bruno",
@@ -381,10 +361,7 @@ def test_random_posts_never_crash(rolls, who):
         faces = tuple(min(sides, 1 + (i * 37) % sides) for i in range(count)) if show else None
         rs.append(roll(f"{count}d{sides}" + (f"+{const}" if const else ""), faces, " ".join(words)))
     a = audit(post(who, *rs), post("Bruno", *rs[:2], schema={"PF": (1, 3)}), post(who, *rs[::-1]))
-    for p in a.posts:
-        for v in p.verdicts:
-            assert v.rule and v.message
-    a.to_dict()
+    assert_explained(a)
 
 
 def test_garbage_registry_values_are_ignored_not_fatal():

@@ -1,18 +1,12 @@
 """The `poteri` fixture story rendered on ForumFree, phpBB and Forumotion, parsed by the scraper and audited."""
 from __future__ import annotations
 
-import sys
-from collections import Counter
-
 import pytest
 
-from engine import replay
 from engine.history import Character, Registry, Resource, Stat, Technique
-from tests.plugins.common import FIXTURES
-
-sys.path.insert(0, str(FIXTURES))
-import make_fixtures
-from scraper import parse
+from tests.plugins.stories import (assert_registry_file_agrees, assert_verdicts_as_expected, audit_story,
+                                   story_sites)
+from tests.plugins.stories import make_fixtures  # noqa: F401  (tests/test_verdict_codes.py reads the story with it)
 
 STORY = "poteri_torre"
 
@@ -84,51 +78,21 @@ extra = { valore = 60, slot = 1, vieta_attacco_al_caster = true, termina_se_cast
 
 def test_master_registry_file_gives_the_same_audit(story):
     """The registry written as a master's TOML file (scraper.registry_file) audits the story the same way."""
-    from scraper import registry_file
-    site, render = SITES["forumfree"]
-    pages = [(data, url) for _, url, data, _ in render(story, site)]
-    from_file = registry_file.parse_registry(REGISTRY_TOML)
-    a = replay(parse.parse_pages(pages, registry=from_file), "poteri", from_file)
-    b = replay(parse.parse_pages(pages, registry=registry()), "poteri", registry())
-    assert a.characters == b.characters
-    assert [[v.code for v in p.verdicts] for p in a.posts] == [[v.code for v in p.verdicts] for p in b.posts]
+    assert_registry_file_agrees(story, SITES["forumfree"], "poteri", REGISTRY_TOML, registry())
 
 
-SITES = {
-    "forumfree": (make_fixtures.Site("forumfree", "ff-current", "torre-gdr.forumfree.it", "Torre GdR", 6),
-                  make_fixtures.render_forumfree),
-    "phpbb": (make_fixtures.Site("phpbb", "prosilver", "forum.torre-di-vetro.it", "Torre di Vetro", 6),
-              make_fixtures.render_phpbb),
-    "forumotion": (make_fixtures.Site("forumotion", "phpbb3", "torre.forumattivo.com", "Torre", 6),
-                   make_fixtures.render_forumotion),
-}
-
-
-@pytest.fixture(scope="module")
-def story():
-    return make_fixtures.load_story(STORY)
+SITES = story_sites(6, forumfree=("torre-gdr.forumfree.it", "Torre GdR"),
+                    phpbb=("forum.torre-di-vetro.it", "Torre di Vetro"),
+                    forumotion=("phpbb3", "torre.forumattivo.com", "Torre"))
 
 
 def _audit(story, platform: str):
-    site, render = SITES[platform]
-    rows = render(story, site)
-    assert len(rows) >= 2  # the story spans pages
-    history = parse.parse_pages([(data, url) for _, url, data, _ in rows], registry=registry())
-    return replay(history, "poteri", registry())
+    return audit_story(story, SITES[platform], "poteri", registry())
 
 
 @pytest.mark.parametrize("platform", sorted(SITES))
 def test_story_audited_code_by_code(story, platform):
-    audit = _audit(story, platform)
-    by_post = {p.id.lstrip("p"): p for p in audit.posts}
-    assert {str(p["id"]) for p in story["posts"]} <= set(by_post), f"posts lost in parsing on {platform}"
-    expected = Counter((str(e["post"]), e["code"]) for e in story["expected"])
-    found = Counter((pid, v.code) for pid, pa in by_post.items() for v in pa.verdicts
-                    if v.severity in ("error", "warning") or (pid, v.code) in expected)
-    missing = expected - found
-    assert not missing, f"{platform}: missing {sorted(missing)}"
-    extra = {k for k in found if k not in expected}
-    assert not extra, f"{platform}: unexpected {sorted(extra)}"
+    assert_verdicts_as_expected(story, _audit(story, platform), platform)
 
 
 @pytest.mark.parametrize("platform", sorted(SITES))

@@ -1,8 +1,6 @@
 """The `starfinder` ruleset: attack rolls, CAE/CAC, damage, Stamina/Ferita/Risolutezza, saves, rerolls."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from engine import BadSetting, available_rulesets, replay
@@ -10,19 +8,10 @@ from engine.history import (
     Character, CombatHistory, Post, PostSchema, Registry, Resource, Roll, Stat, Technique, Thread,
 )
 from engine.rulesets.starfinder import combine_multipliers
+from tests.plugins.engine import assert_explained, plain_roll as roll, post_codes as codes, post_verdict as verdict
 
 THREAD = Thread(url="https://gdr.example/t1", platform="generic", host="gdr.example", thread_id="1",
                 title="Duello sulla stazione", pages=1, fetched_at=None)
-
-
-def roll(expr: str, faces: tuple[int, ...] | None, label: str, authentic: bool = True) -> Roll:
-    m = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr)
-    count, sides, const = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
-    total = None if faces is None else sum(faces) + const
-    return Roll(expression=expr, count=count, sides=sides, constant=const, faces=faces, total=total,
-                label=label, tag=None, source="forum_roller", authentic=authentic,
-                problems=() if authentic else ("typed_by_hand",))
-
 
 _n = 0
 
@@ -73,16 +62,6 @@ def registry(**overrides) -> Registry:
 def audit(*posts: Post, reg: Registry | None = None, **settings):
     h = CombatHistory(thread=THREAD, posts=tuple(posts), registry=reg if reg is not None else registry())
     return replay(h, "starfinder", settings=settings or None)
-
-
-def codes(a, i: int) -> list[str]:
-    return [v.code for v in a.posts[i].verdicts]
-
-
-def verdict(a, i: int, code: str):
-    found = [v for v in a.posts[i].verdicts if v.code == code]
-    assert found, f"{code} not in {codes(a, i)}"
-    return found[0]
 
 
 # ------------------------------------------------------------------ registration
@@ -551,10 +530,7 @@ def test_random_posts_never_crash(rolls, who):
         expr = f"{count}d{sides}" + (f"{const:+d}" if const else "")
         rs.append(roll(expr, faces, " ".join(words)))
     a = audit(post(who, *rs), post("Drone", *rs[:1], schema={"PS": (1, 6)}), post(who, *rs[::-1]))
-    for p in a.posts:
-        for v in p.verdicts:
-            assert v.rule and v.message
-    a.to_dict()
+    assert_explained(a)
 
 
 def test_garbage_registry_values_are_ignored_not_fatal():
@@ -670,3 +646,31 @@ def test_save_without_its_type_says_so_in_italian():
     a = audit(post("Drone", roll("1d20+2", (1,), "Tiro Salvezza (Drone) CD 99")))
     v = verdict(a, 0, "outcome.save_failure")
     assert "None" not in v.message and "tipo non indicato" in v.message and (v.expected, v.found) == (99, 3)
+
+
+# ------------------------------------------------------------------ rulesets/_shared.py (cosmo and poteri too)
+
+def test_shared_name_folding_and_lookups():
+    from engine.rulesets import _shared as S
+    from engine.rulesets.cosmo.tables import fold as cosmo_fold
+
+    assert S.fold("  Volontà   ALTA ") == "volonta alta" and S.fold(None) == ""
+    assert S.fold("Catene d'Ombra") == "catene d'ombra" and cosmo_fold("Catene d'Ombra") == "catene dombra"
+    techs = {"Catene d'Ombra": 1, "Scudo di Luce": 2}
+    assert S.find(techs, "scudo di LUCE") == 2 and S.find(techs, "") is None and S.find(techs, "Altro") is None
+    assert S.find(techs, "catene dombra") is None and S.find(techs, "catene dombra", cosmo_fold) == 1
+    state = type("S", (), {"fighters": {"Kira": None}, "registry": registry()})()
+    assert S.canon(state, "kira") == "Kira" and S.canon(state, "DRONE") == "Drone"
+    assert S.canon(state, "  Nuovo ") == "Nuovo" and S.canon(state, None) is None
+
+
+def test_shared_numbers_turns_and_registro_lines():
+    from engine.rulesets import _shared as S
+
+    assert [S.as_int(v) for v in (3, "+4", " -2 ", 5.0, 5.5, True, None, "tre")] == [3, 4, -2, 5] + [None] * 4
+    assert S.as_list(None) == [] and S.as_list("Rissa") == ["Rissa"] and S.as_list(("a", "b")) == ["a", "b"]
+    assert S.next_in_order(("A", "B", "C"), "C") == "A" and S.next_in_order(("A", "B"), "Z") == "A"
+    assert S.next_in_order((), "A") is None
+    assert S.face_of(roll("1d20+5", (7,), "x")) == 7 and S.face_of(roll("1d20+5", None, "x")) is None
+    assert S.registro_lines([(-3, "PS", "Pistola Laser")]) == [
+        {"amount": -3, "resource": "PS", "label": "Pistola Laser", "line": "-3 PS [Pistola Laser]"}]

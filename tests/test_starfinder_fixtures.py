@@ -1,18 +1,12 @@
 """The `starfinder` fixture story rendered on ForumFree, phpBB and Forumotion, parsed by the scraper and audited."""
 from __future__ import annotations
 
-import sys
-from collections import Counter
-
 import pytest
 
-from engine import replay
 from engine.history import Character, Registry, Resource, Stat, Technique
-from tests.plugins.common import FIXTURES
-
-sys.path.insert(0, str(FIXTURES))
-import make_fixtures
-from scraper import parse
+from tests.plugins.stories import (assert_registry_file_agrees, assert_verdicts_as_expected, audit_story,
+                                   story_sites)
+from tests.plugins.stories import make_fixtures  # noqa: F401  (tests/test_verdict_codes.py reads the story with it)
 
 STORY = "starfinder_stazione"
 
@@ -97,54 +91,21 @@ extra = { danni = "1d8", attacco = "distanza", categoria = "armi lunghe" }
 
 def test_master_registry_file_gives_the_same_audit(story):
     """The registry written as a master's TOML file (scraper.registry_file) audits the story the same way."""
-    from scraper import registry_file
-    site, render = SITES["phpbb"]
-    pages = [(data, url) for _, url, data, _ in render(story, site)]
-    from_file = registry_file.parse_registry(REGISTRY_TOML)
-    a = replay(parse.parse_pages(pages, registry=from_file), "starfinder", from_file)
-    b = replay(parse.parse_pages(pages, registry=registry()), "starfinder", registry())
-    assert a.characters == b.characters
-    assert [[v.code for v in p.verdicts] for p in a.posts] == [[v.code for v in p.verdicts] for p in b.posts]
+    assert_registry_file_agrees(story, SITES["phpbb"], "starfinder", REGISTRY_TOML, registry())
 
 
-SITES = {
-    "forumfree": (make_fixtures.Site("forumfree", "ff-current", "starfinder-gdr.forumfree.it", "Starfinder GdR", 6),
-                  make_fixtures.render_forumfree),
-    "phpbb": (make_fixtures.Site("phpbb", "prosilver", "forum.absalom-gdr.it", "Absalom GdR", 6),
-              make_fixtures.render_phpbb),
-    "forumotion": (make_fixtures.Site("forumotion", "phpbb3", "absalom.forumattivo.com", "Absalom", 6),
-                   make_fixtures.render_forumotion),
-}
-
-
-@pytest.fixture(scope="module")
-def story():
-    return make_fixtures.load_story(STORY)
+SITES = story_sites(6, forumfree=("starfinder-gdr.forumfree.it", "Starfinder GdR"),
+                    phpbb=("forum.absalom-gdr.it", "Absalom GdR"),
+                    forumotion=("phpbb3", "absalom.forumattivo.com", "Absalom"))
 
 
 def _audit(story, platform: str):
-    site, render = SITES[platform]
-    rows = render(story, site)
-    assert len(rows) >= 2  # the story spans pages
-    history = parse.parse_pages([(data, url) for _, url, data, _ in rows], registry=registry())
-    return replay(history, "starfinder", registry())
+    return audit_story(story, SITES[platform], "starfinder", registry())
 
 
 @pytest.mark.parametrize("platform", sorted(SITES))
 def test_story_audited_code_by_code(story, platform):
-    audit = _audit(story, platform)
-    ids = [str(p["id"]) for p in story["posts"]]
-    by_post = {p.id.lstrip("p"): p for p in audit.posts}
-    assert set(ids) <= set(by_post), f"posts lost in parsing on {platform}"
-    expected = Counter((str(e["post"]), e["code"]) for e in story["expected"])
-    found = Counter((pid, v.code) for pid, pa in by_post.items() for v in pa.verdicts
-                    if v.severity in ("error", "warning") or (pid, v.code) in expected)
-    # every expected verdict is there...
-    missing = expected - found
-    assert not missing, f"{platform}: missing {sorted(missing)}"
-    # ...and no error or warning beyond the deliberate mistakes (and the consequences they name)
-    extra = {k for k in found if k not in expected}
-    assert not extra, f"{platform}: unexpected {sorted(extra)}"
+    assert_verdicts_as_expected(story, _audit(story, platform), platform)
 
 
 @pytest.mark.parametrize("platform", sorted(SITES))

@@ -48,7 +48,7 @@ def test_fixture_page(entry, fixture_forum, gm, canned_service, fixtures_dir):
     forum = fixture_forum(parts.hostname)
     local = forum.url(parts.path + (f"?{parts.query}" if parts.query else ""))
     posts = fixture_posts((fixtures_dir / entry["path"]).read_bytes(), entry["platform"], entry["skin"])
-    assert len(posts) >= 3
+    assert posts  # a last page may hold a single post or two
     thread = canonical_thread_url(local, entry["platform"])
     audit = fixture_audit(posts, thread, entry["platform"])
     canned_service.stored[thread] = audit

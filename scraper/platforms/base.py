@@ -13,7 +13,7 @@ from lxml import etree
 from engine.history import Post, PostSchema, Roll
 from scraper.dicetag import find_text_rolls, make_roll
 from scraper.errors import NotAThread, UnsupportedPlatform
-from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post
+from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post, strip_controls
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
 
@@ -200,6 +200,39 @@ def offset_step(offsets: set[int], default: int | None) -> int | None:
     return step or default
 
 
+_PAGE_OF = re.compile(r"\b(?:pagina|page|pag\.?)\s+(\d{1,5})\s+(?:di|of|su|sur|de|/)\s+(\d{1,5})\b", re.I)
+X_PAGINATION = f"descendant::*[{has_class('pagination')} or {has_class('pages')}]"
+
+
+def shown_page(doc: etree._Element, current: str) -> tuple[int | None, int | None]:
+    """The page number the pagination marks as current (`current`: a relative XPath such as
+    `.//li[…active…]`, else the box's "Pagina 2 di 5") and the highest page number it shows.
+
+    For a page whose URL does not say its offset (a saved file): the page says which page it is."""
+    cur: int | None = None
+    high: int | None = None
+    rel = xp(current)
+    for box in xp(X_PAGINATION)(doc):
+        text = inline_text(box)
+        m = _PAGE_OF.search(text)
+        if m:
+            cur = cur or int(m.group(1))
+            high = max(high or 0, int(m.group(2)))
+        if cur is None:
+            for el in rel(box):
+                t = inline_text(el).strip()
+                if t.isdigit():
+                    cur = int(t)
+                    break
+        for el in box.iter("a", "li", "strong", "span"):
+            t = inline_text(el).strip()
+            if t.isdigit() and len(t) <= 5:
+                high = max(high or 0, int(t))
+    if cur is not None and high is not None and cur > high:
+        high = cur
+    return cur, high
+
+
 def query_param(url: str, name: str) -> str | None:
     values = parse_qs(urlsplit(url).query).get(name)
     return values[0] if values else None
@@ -207,6 +240,21 @@ def query_param(url: str, name: str) -> str | None:
 
 def host_of(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
+
+
+def origin_of(url: str) -> str:
+    """`scheme://host[:port]` of an http(s) URL, else "" (a saved file has no forum origin: the URLs built
+    from it stay relative, `/?t=…#entry…`, instead of inventing a scheme or a host)."""
+    parts = urlsplit(url)
+    host = parts.hostname
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return ""
+    try:
+        port = parts.port
+    except ValueError:  # a malformed port: keep the host alone
+        port = None
+    host = f"[{host}]" if ":" in host else host  # IPv6 literal; user:password@ is never copied
+    return f"{parts.scheme.lower()}://{host}" + (f":{port}" if port is not None else "")
 
 
 def source_digest(el: etree._Element) -> str:
@@ -366,7 +414,7 @@ def post_schema(scan: str, links: Sequence[tuple[str, str]], base_url: str,
     for href, txt in links:
         url = joined.get(href)
         if url is None:
-            url = joined[href] = urljoin(base_url, href)
+            url = joined[href] = urljoin(base_url, strip_controls(href))  # no escapes in a printed URL
         pairs.append((txt, url))
     return _schema_fn()(scan, links=tuple(pairs))
 
@@ -519,6 +567,6 @@ def _url_hint(url: str) -> str | None:
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
-    "offset_step", "query_param", "host_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "offset_step", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers",
 ]

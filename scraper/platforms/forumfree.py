@@ -12,9 +12,10 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers,
+    in_containers, origin_of, shown_page,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
+from scraper.htmltext import collapse_ws
 from scraper.platforms.config import ForumConfig
 
 PAGE_SIZE = 15  # ForumFree's usual posts per page (st= steps); the pagination links say otherwise
@@ -46,6 +47,7 @@ X_TITLE_MAIN = f"descendant::div[{has_class('maintitle')}][1]"
 X_NAV = "@id='navstrip' or contains(@class, 'navigation')"
 X_NAV_LINK = "descendant::a[contains(@href, 'f=')]"
 X_PAGE_LINKS = "descendant::a[contains(@href, 'st=')]/@href"
+X_CURRENT_PAGE = f".//li[{has_class('current')}] | .//*[{has_class('current')}]"
 
 
 def _is_ff_host(host: str) -> bool:
@@ -70,10 +72,19 @@ class ForumFree:
         tid = query_param(url, "t") or _tid_from_doc(doc)
         st = _int(query_param(url, "st")) or 0
         host = host_of(url)
+        origin = origin_of(url)
         offsets = {st} | {o for o in (_int(query_param(href, "st")) for href in xp(X_PAGE_LINKS)(doc))
                           if o is not None}
         step = offset_step(offsets, config.page_size or PAGE_SIZE) or PAGE_SIZE
         page_no = st // step + 1
+        if query_param(url, "st") is None:
+            # a saved page's URL may not say its offset: the pagination says which page it is
+            cur, high = shown_page(doc, X_CURRENT_PAGE)
+            if cur is not None and cur > 1:
+                st, page_no = (cur - 1) * step, cur
+                offsets.add(st)
+            if high is not None:
+                offsets.add((high - 1) * step)
         dice_test = dice_class_test(config.dice_classes)
         source = "forum_roller"
         posts: list[Post] = []
@@ -85,7 +96,7 @@ class ForumFree:
                 pid = (el.get("id") or "")[2:] if (el.get("id") or "").startswith("ee") else _post_id(el)
                 if not pid:
                     continue
-                parts = self._current_parts(el, pid, tid, st, host, sel)
+                parts = self._current_parts(el, pid, tid, st, origin, sel)
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         else:
             skin = "ff-classic"
@@ -94,14 +105,14 @@ class ForumFree:
                 table = next(anchor.iterancestors("table"), None)
                 if not m or table is None:
                     continue
-                parts = self._classic_parts(table, m.group(1), tid, st, host, sel)
+                parts = self._classic_parts(table, m.group(1), tid, st, origin, sel)
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina ForumFree")
         last_offset = max(offsets)
         page_count = last_offset // step + 1
-        urls = tuple(_page_url(host, tid, o) for o in range(0, last_offset + 1, step)) if tid else (url,)
-        nxt = _page_url(host, tid, st + step) if tid and st + step <= last_offset else None
+        urls = tuple(_page_url(origin, tid, o) for o in range(0, last_offset + 1, step)) if tid else (url,)
+        nxt = _page_url(origin, tid, st + step) if tid and st + step <= last_offset else None
         title_el = _title_el(doc)
         title = text_of(title_el) if title_el is not None else _title_from_head(doc)
         section_el = next(in_containers(doc, X_NAV, X_NAV_LINK), None)
@@ -110,7 +121,7 @@ class ForumFree:
                     page=page_no, page_count=page_count, page_size=step, last_offset=last_offset,
                     page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
 
-    def _current_parts(self, el: etree._Element, pid: str, tid: str | None, st: int, host: str,
+    def _current_parts(self, el: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(el, sel.get("author", X_NICK))
         when = first(el, sel.get("date", X_WHEN))
@@ -127,11 +138,11 @@ class ForumFree:
             id=pid, element=el, body=body, author=text_of(nick) if nick is not None else "",
             author_id=_mid(nick), date_text=date_text,
             group=_GROUP_PREFIX.sub("", text_of(group_el)) if group_el is not None else None,
-            edited_by=edited_by, edited_text=edited_text, anchor_url=_post_url(host, tid, st, pid),
+            edited_by=edited_by, edited_text=edited_text, anchor_url=_post_url(origin, tid, st, pid),
             stop=_nested_post,
         )
 
-    def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, host: str,
+    def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(table, sel.get("author", X_NICK))
         body = first(table, sel.get("body", X_CLASSIC_BODY_FAST))
@@ -153,7 +164,7 @@ class ForumFree:
         return PostParts(
             id=pid, element=table, body=body, author=text_of(nick) if nick is not None else "",
             author_id=_mid(nick), date_text=date_text, group=group, edited_by=edited_by,
-            edited_text=edited_text, anchor_url=_post_url(host, tid, st, pid),
+            edited_text=edited_text, anchor_url=_post_url(origin, tid, st, pid),
         )
 
     # --- api.php JSON --------------------------------------------------------------------------------
@@ -168,7 +179,8 @@ class ForumFree:
             raise NotAThread("la risposta api.php non contiene messaggi")
         info = data.get("info") if isinstance(data.get("info"), dict) else {}
         ctx = ParseContext(url=url, config=config, now=now)
-        host = host_of(url)
+        origin = origin_of(url) or _api_origin(info)
+        host = host_of(origin)
         tid = str(info.get("t") or query_param(url, "t") or "") or None
         st = _int(str(info.get("st"))) if info.get("st") is not None else (_int(query_param(url, "st")) or 0)
         st = st or 0
@@ -186,23 +198,26 @@ class ForumFree:
             body = _fragment(content)
             edit = minfo.get("edit") if isinstance(minfo.get("edit"), dict) else {}
             parts = PostParts(
-                id=pid, element=body, body=body, author=str(user.get("name") or ""),
+                id=pid, element=body, body=body, author=_plain(user.get("name")),
                 author_id=str(user["id"]) if user.get("id") is not None else None,
                 date_text=str(minfo.get("date") or "") or None,
-                group=str(user.get("group")) if user.get("group") else None,
-                edited_by=str(edit["user"]) if edit.get("user") else None,
+                group=_plain(user.get("group")) or None,
+                edited_by=_plain(edit.get("user")) or None,
                 edited_text=str(edit["date"]) if edit.get("date") else None,
-                anchor_url=_post_url(host, tid, st, pid),
+                anchor_url=_post_url(origin, tid, st, pid),
             )
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="forum_roller", dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio nella risposta api.php")
         pages = _int(str(info.get("pages"))) or page_no
         last_offset = (pages - 1) * per_page
-        urls = tuple(f"https://{host}/api.php?t={tid}&st={o}" for o in range(0, last_offset + 1, per_page))
-        nxt = f"https://{host}/api.php?t={tid}&st={st + per_page}" if st + per_page <= last_offset else None
+        if tid:
+            urls = tuple(f"{origin}/api.php?t={tid}&st={o}" for o in range(0, last_offset + 1, per_page))
+            nxt = f"{origin}/api.php?t={tid}&st={st + per_page}" if st + per_page <= last_offset else None
+        else:  # no thread id: the other pages cannot be named
+            urls, nxt = (url,), None
         return Page(url=url, platform=self.name, skin="ff-api", host=host, thread_id=tid,
-                    title=str(info.get("title")) if info.get("title") else None, page=page_no, page_count=pages,
+                    title=_plain(info.get("title")) or None, page=page_no, page_count=pages,
                     page_size=per_page, last_offset=last_offset, page_urls=urls, next_url=nxt,
                     posts=tuple(posts), section=str(info["f"]) if info.get("f") is not None else None)
 
@@ -215,6 +230,11 @@ def _fragment(content: str) -> etree._Element:
     root = etree.fromstring(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
     body = root.find("body") if root is not None else None
     return body if body is not None else etree.Element("body")
+
+
+def _plain(value: Any) -> str:
+    """A name or title from the JSON as the HTML pages give it: whitespace collapsed, no control characters."""
+    return collapse_ws(str(value)) if value else ""
 
 
 def _title_el(doc: etree._Element) -> etree._Element | None:
@@ -271,12 +291,32 @@ def _title_from_head(doc: etree._Element) -> str | None:
     return _TITLE_SUFFIX.sub("", text_of(t)) or None
 
 
-def _page_url(host: str, tid: str | None, st: int) -> str:
-    return f"https://{host}/?t={tid}" + (f"&st={st}" if st else "")
+def _page_url(origin: str, tid: str | None, st: int) -> str:
+    """The page's URL on the forum (`origin` "" for a saved file: then relative to the forum, `/?t=…`)."""
+    return f"{origin}/?t={tid}" + (f"&st={st}" if st else "")
 
 
-def _post_url(host: str, tid: str | None, st: int, pid: str) -> str:
-    return _page_url(host, tid, st) + f"#entry{pid}"
+def _post_url(origin: str, tid: str | None, st: int, pid: str) -> str:
+    # no thread id (broken page): the anchor alone, never a `?t=None`
+    return (_page_url(origin, tid, st) if tid else "") + f"#entry{pid}"
+
+
+_API_URL_KEYS = ("url", "forum_url", "board_url", "link")
+_API_HOST_KEYS = ("host", "forum_host", "domain")
+
+
+def _api_origin(info: dict) -> str:
+    """The forum's origin as an api.php document may name it (`info.url`, or a bare `info.host`: ForumFree
+    serves over https); "" when it does not."""
+    for key in _API_URL_KEYS:
+        value = info.get(key)
+        if isinstance(value, str) and origin_of(value.strip()):
+            return origin_of(value.strip())
+    for key in _API_HOST_KEYS:
+        value = info.get(key)
+        if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?::\d{1,5})?", value.strip()):
+            return origin_of(f"https://{value.strip()}")
+    return ""
 
 
 __all__ = ["ForumFree", "PAGE_SIZE"]

@@ -14,7 +14,7 @@ from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers,
+    in_containers, origin_of, shown_page,
     offset_step, parse_edit_note, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -39,6 +39,8 @@ X_POST_ANY = "descendant::*/@id[starts-with(., 'p')]/parent::*[contains(@class, 
 X_GENERATOR = "descendant::meta[@name='generator'][contains(@content, 'orumotion')][1]"
 X_ILLIWEB = "descendant::script[contains(@src, 'illiweb.com')][1] | descendant::img[contains(@src, 'illiweb.com')][1]"
 X_PAGE_LINKS = "descendant::a[contains(@href, '/t')]/@href"
+X_PAGINATION_LINKS = (f"descendant::*[{has_class('pagination')}]//a[contains(@href, '/t')]/@href")
+X_CURRENT_PAGE = ".//strong[not(ancestor::a)]"
 X_TITLE = (f"descendant::h1[{has_class('page-title')}][1] | "
            f"descendant::h1[ancestor::*[{has_class('maintitle')}]][1]")
 X_NAV = f"{has_class('navbar')} or {has_class('nav')}"
@@ -110,8 +112,12 @@ class Forumotion:
         ctx = ParseContext(url=url, config=config, now=now)
         host = host_of(url)
         m = _TOPIC_URL.search(url)
+        named = m is not None
+        if m is None:
+            # a saved file's name is no topic URL: the pagination's links name the topic
+            m = next((lm for lm in map(_TOPIC_URL.search, xp(X_PAGINATION_LINKS)(doc)) if lm), None)
         tid = m.group(1) if m else None
-        offset = int(m.group(2)) if m and m.group(2) else 0
+        offset = int(m.group(2)) if named and m and m.group(2) else 0
         slug = m.group(3) if m else ""
         skin = config.skin if config.skin in TEMPLATES else _skin(doc)
         sel = {**TEMPLATES[skin], **config.selectors}
@@ -123,9 +129,24 @@ class Forumotion:
                 offsets.add(int(lm.group(2) or 0))
         step = offset_step(offsets, config.page_size)
         page_no = offset // step + 1 if step else 1
+        shown_count = None
+        if not named:
+            # nor does it say the offset: the pagination ("Pagina 2 di 2") says which page it is
+            cur, shown_count = shown_page(doc, X_CURRENT_PAGE)
+            if cur is not None and cur > 1:
+                page_no = cur
+                if step:
+                    offset = (cur - 1) * step
+                    offsets.add(offset)
+            if shown_count is not None and step:
+                offsets.add((shown_count - 1) * step)
+        # a later page whose offset is unknown (no step): its posts get their bare anchors
+        known_offset = page_no == 1 or bool(step)
         post_els = xp(sel["post"])(doc) if "post" in sel else _posts(doc)
-        base = f"https://{host}/t{tid}" if tid else url
-        page_url = f"{base}p{offset}-{slug}" if offset else f"{base}-{slug}"
+        # the topic's pages on the forum's own origin; a saved file has none: `/t42-slug` stays relative
+        base = f"{origin_of(url)}/t{tid}" if tid else (url.split("#")[0] if origin_of(url) else "")
+        page_url = (f"{base}p{offset}-{slug}" if offset else f"{base}-{slug}") if tid and known_offset else (
+            base if not tid else "")
         posts: list[Post] = []
         for el in post_els:
             pid = (el.get("id") or "")[1:]
@@ -168,7 +189,8 @@ class Forumotion:
         sm = next((m for m in (re.search(r"/f(\d+)", href) for href in in_containers(doc, X_NAV, X_NAV_LINKS))
                    if m), None)
         return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
-                    page=page_no, page_count=(last // step + 1) if step else 1, page_size=step,
+                    page=page_no, page_count=max((last // step + 1) if step else 1, shown_count or 0, page_no),
+                    page_size=step,
                     last_offset=last, page_urls=urls, next_url=nxt, posts=tuple(posts),
                     section=sm.group(1) if sm else None)
 

@@ -11,7 +11,8 @@ from lxml import etree
 from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
-    Page, ParseContext, PostParts, build_post, dice_class_test, first, host_of, parse_edit_note, text_of, xp,
+    Page, ParseContext, PostParts, build_post, dice_class_test, first, host_of, origin_of, parse_edit_note,
+    text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 
@@ -73,6 +74,8 @@ class Generic:
         sel = config.selectors
         blocks = xp(sel["post"])(doc) if "post" in sel else find_post_blocks(doc)
         dice_test = dice_class_test(config.dice_classes)
+        # a saved file is no place on the forum: its posts get the bare anchor
+        page_base = url.split("#")[0] if origin_of(url) else ""
         posts: list[Post] = []
         for n, el in enumerate(blocks, 1):
             ident = el.get("id") or ""
@@ -89,7 +92,7 @@ class Generic:
             edited_by, edited_text = parse_edit_note(text_of(edit)) if edit is not None else (None, None)
             parts = PostParts(id=pid, element=el, body=body, author=text_of(author_el) if author_el is not None else "",
                               author_id=uid, date_text=date_text, edited_by=edited_by, edited_text=edited_text,
-                              anchor_url=f"{url.split('#')[0]}#{ident or pid}")
+                              anchor_url=f"{page_base}#{ident or pid}")
             posts.append(build_post(parts, page=1, ctx=ctx, source="forum_roller", dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun blocco simile a un messaggio nella pagina")

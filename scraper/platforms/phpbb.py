@@ -12,7 +12,7 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers,
+    in_containers, origin_of, shown_page,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -37,6 +37,7 @@ X_BODY = Css("div.content")
 X_NOTICE = Css("div.notice")
 X_TITLE = f"descendant::h2[{has_class('topic-title')}][1]"
 X_PAGE_LINKS = "descendant::a[contains(@href, 'start=')][contains(@href, 'viewtopic.php')]/@href"
+X_CURRENT_PAGE = f".//li[{has_class('active')}]"
 X_CRUMBS = "contains(@class, 'breadcrumbs')"
 X_CRUMB_LINK = "descendant::a[contains(@href, 'viewforum.php')]"
 
@@ -63,6 +64,9 @@ class PhpBB:
             config = replace(config, dice_patterns=(DICEBOX_PATTERN,))
         ctx = ParseContext(url=url, config=config, now=now)
         host = host_of(url)
+        # phpBB may live under a folder (/forum/viewtopic.php): pages and posts are named next to this page;
+        # a saved file has no forum origin, so they stay relative (`viewtopic.php?…`)
+        base = url if origin_of(url) else ""
         tid = query_param(url, "t")
         title_el = first(doc, X_TITLE)
         if tid is None and title_el is not None:
@@ -76,6 +80,17 @@ class PhpBB:
                 starts.add(int(s))
         step = offset_step(starts, config.page_size)
         page_no = start // step + 1 if step else 1
+        shown_count = None
+        if query_param(url, "start") is None:
+            # a saved page's URL may not say its offset: the pagination (li.active) says which page it is
+            cur, shown_count = shown_page(doc, X_CURRENT_PAGE)
+            if cur is not None and cur > 1:
+                page_no = cur
+                if step:
+                    start = (cur - 1) * step
+                    starts.add(start)
+            if shown_count is not None and step:
+                starts.add((shown_count - 1) * step)
         sel = config.selectors
         dice_test = dice_class_test(config.dice_classes)
         posts: list[Post] = []
@@ -104,7 +119,7 @@ class PhpBB:
                 id=pid, element=el, body=first(el, sel.get("body", X_BODY)), author=text_of(author_el),
                 author_id=uid, date_text=date_text, timestamp=_local(timestamp, config), group=text_of(rank) or None,
                 edited_by=edited_by, edited_text=edited_text,
-                anchor_url=f"https://{host}/viewtopic.php?p={pid}#p{pid}",
+                anchor_url=urljoin(base, f"viewtopic.php?p={pid}#p{pid}"),
             )
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test))
         if not posts:
@@ -112,15 +127,18 @@ class PhpBB:
         last = max(starts)
 
         def page_url(s: int) -> str:
-            return f"https://{host}/viewtopic.php?t={tid}" + (f"&start={s}" if s else "")
+            return urljoin(base, f"viewtopic.php?t={tid}" + (f"&start={s}" if s else ""))
 
         urls = tuple(page_url(s) for s in range(0, last + 1, step)) if (tid and step) else (url,)
+        if tid and not step and page_no > 1:
+            urls = (page_url(0),)  # a later page, other offsets unknown: the thread's first page still is
         nxt = page_url(start + step) if (tid and step and start + step <= last) else None
         sec = next(in_containers(doc, X_CRUMBS, X_CRUMB_LINK), None)
         section = query_param(urljoin(url, sec.get("href") or ""), "f") if sec is not None else None
         return Page(url=url, platform=self.name, skin="prosilver", host=host, thread_id=tid,
                     title=(text_of(title_el) if title_el is not None else None) or None, page=page_no,
-                    page_count=(last // step + 1) if step else 1, page_size=step, last_offset=last,
+                    page_count=max((last // step + 1) if step else 1, shown_count or 0, page_no),
+                    page_size=step, last_offset=last,
                     page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
 
 

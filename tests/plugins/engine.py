@@ -134,3 +134,36 @@ def find(audit: Audit, code: str, post: str | None = None) -> list[Any]:
 def fight():
     """A fresh `Fight` builder (pass a registry with `fight.registry = registry(...)`)."""
     return Fight()
+
+
+# --------------------------------------------------------------------------- cosmo / poteri / starfinder unit tests
+# Their posts are built by hand and their verdicts read by post index (0 = the first post of the audit).
+
+def plain_roll(expr: str, faces: tuple[int, ...] | None, label: str, authentic: bool = True) -> Roll:
+    """A roll built field by field (no scraper): `authentic=False` marks it as typed by hand."""
+    m = re.fullmatch(r"(\d+)d(\d+)([+-]\d+)?", expr)
+    assert m, expr
+    count, sides, const = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+    return Roll(expression=expr, count=count, sides=sides, constant=const, faces=faces,
+                total=None if faces is None else sum(faces) + const, label=label, tag=None,
+                source="forum_roller", authentic=authentic, problems=() if authentic else ("typed_by_hand",))
+
+
+def post_codes(audit: Audit, i: int) -> list[str]:
+    """Verdict codes of the i-th post, in order."""
+    return [v.code for v in audit.posts[i].verdicts]
+
+
+def post_verdict(audit: Audit, i: int, code: str) -> Any:
+    """The first verdict `code` of the i-th post (fails the test when there is none)."""
+    found = [v for v in audit.posts[i].verdicts if v.code == code]
+    assert found, f"{code} not in {post_codes(audit, i)}"
+    return found[0]
+
+
+def assert_explained(audit: Audit) -> None:
+    """Every verdict names its rule and says something; the audit serialises."""
+    for p in audit.posts:
+        for v in p.verdicts:
+            assert v.rule and v.message
+    audit.to_dict()

@@ -6,7 +6,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...history import Character, Post, Registry, Roll, Technique, Thread
-from ...verdicts import Verdict, make_verdict
+from ...verdicts import Verdict
+from .._shared import (Collector, Conditions, canon, ensure_fighter, face_of, find, next_in_order, pool_max,
+                       poster_name, set_fighter)
 from . import tables as T
 from .lines import Action, master_lines, master_round, master_turns, post_actions
 from .tables import Band, fold
@@ -65,7 +67,7 @@ class Due:
 
 
 @dataclass(frozen=True)
-class Fighter:
+class Fighter(Conditions):
     name: str
     pv: int | None = None
     pv_max: int | None = None
@@ -78,14 +80,6 @@ class Fighter:
     posts: int = 0
     seen: bool = False
     touched: bool = False
-
-    def has(self, cond: str) -> bool:
-        return cond in self.conditions
-
-    def with_cond(self, *add: str, drop: tuple[str, ...] = ()) -> Fighter:
-        conds = [c for c in self.conditions if c not in drop]
-        conds += [c for c in add if c not in conds]
-        return replace(self, conditions=tuple(conds))
 
     @property
     def out(self) -> bool:
@@ -111,40 +105,18 @@ class State:
 # --------------------------------------------------------------------------- helpers
 
 @dataclass
-class _Ctx:
-    post: Post
-    verdicts: list[Verdict] = field(default_factory=list)
+class _Ctx(Collector):
     faint: list[tuple[str, int]] = field(default_factory=list)  # (fighter, cosmo) whole maximum spent in one action
     freed: set[str] = field(default_factory=set)  # freed from a block in this post: full defence, no level malus
     lowered: dict[str, int] = field(default_factory=dict)  # malus categories lowered in this post
 
-    def add(self, code: str, message: str, rule: str, roll: int | None = None,
-            expected: Any = None, found: Any = None, assumption: str | None = None, **details: Any) -> None:
-        # the severity is the code's, from the one table (engine.verdicts.CODE_SEVERITY)
-        self.verdicts.append(make_verdict(code, message, rule, self.post.id, roll=roll, expected=expected,
-                                          found=found, details=details, assumption=assumption))
-
 
 def _find(mapping: dict[str, Any], name: str | None) -> Any:
-    if not name:
-        return None
-    if name in mapping:
-        return mapping[name]
-    key = fold(name)
-    for n, v in mapping.items():
-        if fold(n) == key:
-            return v
-    return None
+    return find(mapping, name, fold)  # cosmo's fold also drops apostrophes
 
 
 def _canon(state: State, name: str | None) -> str | None:
-    if not name:
-        return None
-    key = fold(name)
-    for n in list(state.fighters) + list(state.registry.characters):
-        if fold(n) == key:
-            return n
-    return name.strip()
+    return canon(state, name, fold)
 
 
 def _int(v: Any) -> int | None:
@@ -192,14 +164,6 @@ def _total_of(r: Roll) -> int | None:
     return None
 
 
-def _face_of(r: Roll) -> int | None:
-    if r.faces:
-        return r.faces[0]
-    if r.total is not None:
-        return r.total - r.constant
-    return None
-
-
 class Cosmo:
     id = "cosmo"
     title = "Cosmo — Pool contro Difesa, Incassare, Contrattacco, Tabella 5, status e cosmo"
@@ -238,9 +202,7 @@ class Cosmo:
     def next_hint(self, state: State, character: str | None = None) -> dict[str, Any]:
         nxt = character
         if nxt is None and state.order:
-            alive = [n for n in state.order if not state.fighters[n].out]
-            if alive:
-                nxt = alive[(alive.index(state.last) + 1) % len(alive)] if state.last in alive else alive[0]
+            nxt = next_in_order([n for n in state.order if not state.fighters[n].out], state.last)
         hint: dict[str, Any] = {"ruleset": self.id, "round": state.round, "character": nxt,
                                 "scontro_finito": state.ended}
         if nxt is None:
@@ -298,10 +260,7 @@ class Cosmo:
     # ---- registry / stats
 
     def _from_registry(self, name: str, c: Character) -> Fighter:
-        def mx(key: str) -> int | None:
-            r = c.resources.get(key)
-            return None if r is None else (r.max if r.max is not None else r.current)
-        pv, cosmo = mx("PV"), mx("Cosmo")
+        pv, cosmo = pool_max(c, "PV"), pool_max(c, "Cosmo")
         return Fighter(name=name, pv=pv, pv_max=pv, cosmo=cosmo, cosmo_max=cosmo)
 
     def _stat(self, state: State, name: str, stat: str) -> int | None:
@@ -344,11 +303,10 @@ class Cosmo:
             if post.role == "master":
                 state = self._master(state, post, ctx)
             return state, ctx.verdicts
-        actor = _canon(state, post.character or (post.schema.character if post.schema else None) or post.author)
+        actor = _canon(state, poster_name(post))  # a player's post: its author when nothing better names it
         if not actor:
             return state, ctx.verdicts
-        if actor not in state.fighters:
-            state = self._set(state, Fighter(name=actor))
+        state = ensure_fighter(state, actor, Fighter)
         f0 = state.fighters[actor]
         fresh = not f0.seen and not f0.touched
         actions = post_actions(post)
@@ -391,7 +349,7 @@ class Cosmo:
         return replace(state, last=actor, order=order), ctx.verdicts
 
     def _set(self, state: State, f: Fighter) -> State:
-        return replace(state, fighters={**state.fighters, f.name: f})
+        return set_fighter(state, f)
 
     # ---- master posts and rounds
 
@@ -406,8 +364,7 @@ class Cosmo:
             who = _canon(state, name)
             if not who:
                 continue
-            if who not in state.fighters:
-                state = self._set(state, Fighter(name=who))
+            state = ensure_fighter(state, who, Fighter)
             f = state.fighters[who]
             if word.startswith("sconfitt"):
                 f, what = f.with_cond("Sconfitto"), "Sconfitto"
@@ -647,8 +604,7 @@ class Cosmo:
         for tgt in targets:
             if not tgt:
                 continue
-            if tgt not in state.fighters:
-                state = self._set(state, Fighter(name=tgt))
+            state = ensure_fighter(state, tgt, Fighter)
             tf = state.fighters[tgt]
             if tf.has("Sconfitto"):
                 ctx.add("cosmo.target_defeated",
@@ -989,7 +945,7 @@ class Cosmo:
             ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
                     T.R_COUNTER, roll=idx, expected="tiro del forum", found=", ".join(r.problems) or r.source)
         reatt = self._value(state, ctx, who, "Reattività", d.stats.get("Reattività"), T.R_COUNTER, idx)
-        face = _face_of(r)
+        face = face_of(r)
         if reatt is None or face is None:
             ctx.add("ruling.needed", "Manca la Reattività o il risultato del d100: esito da decidere.",
                     T.R_COUNTER, roll=idx, expected="Reattività e d100", found=face)
@@ -1140,8 +1096,7 @@ class Cosmo:
                 continue
             r = ctx.post.rolls[act.roll]
             who = _canon(state, act.actor) or actor
-            if who not in state.fighters:
-                state = self._set(state, Fighter(name=who))
+            state = ensure_fighter(state, who, Fighter)
             f = state.fighters[who]
             words = [act.word] + [n for n in act.names if fold(n) not in (_ARMOUR_ON, _ARMOUR_OFF)]
             named = next((T.band_named(w, state.bands).name for w in words if T.band_named(w, state.bands)), None)

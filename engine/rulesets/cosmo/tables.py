@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from ...core import BadSetting, Setting
+from .._shared import fold as shared_fold
 
 # --- rule paragraphs (as the text titles them) ----------------------------------------------------
 R_TAB5 = "Basi › Tabella 5"
@@ -50,10 +50,8 @@ ONESHOT_KEYS = ("oneshot", "one shot")
 
 
 def fold(text: str | None) -> str:
-    """Lower-case, accents removed, spaces collapsed: how names are compared."""
-    nfkd = unicodedata.normalize("NFKD", text or "")
-    plain = "".join(c for c in nfkd if not unicodedata.combining(c))
-    return " ".join(plain.lower().replace("'", "").split())
+    """Lower-case, accents and apostrophes removed, spaces collapsed: how cosmo compares names."""
+    return shared_fold(text, drop="'")
 
 
 def is_oneshot(band: str | None) -> bool:

@@ -29,6 +29,8 @@ class GuidaRuleset:
 
     def step(self, state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
         try:
+            if post.role == "player":  # most posts: straight to the player's step (_step.step dispatches the rest)
+                return _step._player(state, post, {"before_last": state, "last_post": post})
             return _step.step(state, post)
         except Exception as exc:  # a bug must not lose the audit: the post is skipped and says why
             verdict = make_verdict(

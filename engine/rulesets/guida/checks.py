@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from ...history import DiceLabel, Roll
@@ -109,6 +110,21 @@ def face_and_total(roll: Roll) -> tuple[int | None, int | None]:
     return face, total
 
 
+def _stamp(v: Verdict, post: str, index: int) -> Verdict:
+    """A cached verdict for this post and roll (its own details dict: verdicts are never shared)."""
+    d = v.__dict__.copy()
+    d["post"] = post
+    d["roll"] = index if v.roll is not None else None
+    d["details"] = dict(v.details) if v.details else {}
+    new = _new(Verdict)
+    _setattr(new, "__dict__", d)
+    return new
+
+
+_new = object.__new__
+_setattr = object.__setattr__
+
+
 def check_roll(post: str, index: int, roll: Roll, ctx: RollContext) -> RollCheck:
     """Every dice check of one roll, and the total the engine trusts (RULINGS #6)."""
     return check(post, index, roll, ctx.spec, ctx.phase, ctx.destrezza, ctx.destrezza_schema, ctx.requirements,
@@ -123,12 +139,15 @@ _STATIC_MAX = 8192
 _NO_BONUSES: frozenset[str] = frozenset()
 
 
+_AMOUNT_LABEL = attrgetter("amount", "label")  # Modifier → (amount, label), in C
+
+
 def label_key(tag: DiceLabel | None) -> tuple[Any, ...] | None:
     """What the checks read of a parsed label (action, techniques, modifiers), as plain values: a cache key
     cheaper to hash and compare than the DiceLabel and its Modifiers (generated, Python-level __hash__/__eq__)."""
     if tag is None:
         return None
-    return tag.action, tag.techniques, tuple([(m.amount, m.label) for m in tag.modifiers])
+    return tag.action, tag.techniques, tuple(map(_AMOUNT_LABEL, tag.modifiers))
 
 
 def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, destrezza: int | None,
@@ -150,6 +169,14 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
             roll.tag, RollContext(spec, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack,
                                     destrezza_malus))
     faces = roll.faces
+    if not st.verdicts:
+        # a clean roll's check is a value of its faces and total alone: one shared (immutable) RollCheck each
+        clean = st.__dict__.get("_clean")
+        if clean is None:
+            clean = st.__dict__["_clean"] = {}
+        done = clean.get((faces, roll.total))
+        if done is not None:
+            return done
     face = sum(faces) if faces else None
     rendered = roll.total
     if rendered is None and face is not None:
@@ -158,15 +185,17 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
         face = rendered - roll.constant
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
-    verdicts = tuple([evolve(v, post=post, roll=index if v.roll is not None else None,
-                             details=dict(v.details) if v.details else {}) for v in st.verdicts]) if st.verdicts else ()
+    verdicts = tuple([_stamp(v, post, index) for v in st.verdicts]) if st.verdicts else ()
     if rendered is None or st.void:
         total = None
     else:
         total = rendered
         for _, d in st.corrections:
             total += d
-    return _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+    if not verdicts and len(clean) < 256:
+        clean[(faces, roll.total)] = done
+    return done
 
 
 @dataclass(frozen=True)

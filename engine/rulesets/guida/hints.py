@@ -33,13 +33,14 @@ def characters(state: GuidaState) -> dict[str, dict[str, Any]]:
         if not f.turn and name not in order:
             continue
         # the replay asks after every post and most posts change one fighter: an unchanged Fighter (the same
-        # immutable object) keeps the summary built the first time. Summaries are shared: read-only.
+        # immutable object, or one evolved in fields not shown here) keeps the summary built the first time.
+        # Summaries are shared between posts: read-only. The fields shown must be state._SUMMARY_FIELDS.
         summary = f.__dict__.get(SUMMARY)
         if summary is None:
             summary = f.__dict__[SUMMARY] = {
                 "pv": f.pv, "pv_max": f.pv_max, "pe": f.pe, "pe_max": f.pe_max,
-                "stacks": f.stacks.counts(),
-                "conditions": list(f.conditions) + list(f.costrizioni),
+                "stacks": f.stacks.counts() if f.stacks.entries else {},
+                "conditions": list(f.conditions + f.costrizioni),
                 "turn": f.turn,
                 "costrizione": f.costrizione,
             }

@@ -57,6 +57,7 @@ _FIELDS = tuple(Verdict.__dataclass_fields__)
 _PLAIN = _FIELDS == ("code", "severity", "message", "rule", "post", "roll", "expected", "found", "details",
                      "assumption") and not hasattr(Verdict, "__slots__") and not hasattr(Verdict, "__post_init__")
 _new = object.__new__
+_setattr = object.__setattr__
 
 
 def verdict(code: str, post: str, message: str, rule: str, *, roll: int | None = None, expected: Any = None,
@@ -70,8 +71,9 @@ def verdict(code: str, post: str, message: str, rule: str, *, roll: int | None =
         return Verdict(code=code, severity=severity, message=message, rule=rule, post=post,
                        roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)
     v = _new(Verdict)
-    v.__dict__.update(code=code, severity=severity, message=message, rule=rule, post=post,
-                      roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)
+    _setattr(v, "__dict__", {"code": code, "severity": severity, "message": message, "rule": rule,
+                             "post": post, "roll": roll, "expected": expected, "found": found,
+                             "details": details or {}, "assumption": assumption})
     return v
 
 

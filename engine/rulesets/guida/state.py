@@ -17,9 +17,14 @@ from .stacks import StackSet
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+_new = object.__new__
+_setattr = object.__setattr__  # frozen dataclasses refuse their own __setattr__
+
 # Key under which hints.characters caches a Fighter's JSON summary in the instance's __dict__ (not a field: equality,
-# repr and dataclasses.replace ignore it; evolve drops it).
+# repr and dataclasses.replace ignore it; evolve drops it when a field the summary shows changes).
 SUMMARY = "_summary"
+_SUMMARY_FIELDS = frozenset({"pv", "pv_max", "pe", "pe_max", "stacks", "conditions", "costrizioni", "turn",
+                             "costrizione"})
 
 
 def frozen_map(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -27,56 +32,43 @@ def frozen_map(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
 
 
 def maker(cls: type) -> Any:
-    """A constructor for the frozen dataclass `cls` that fills its `__dict__` directly, without the generated
-    `__init__`'s one `object.__setattr__` per field (the replay's hot path builds thousands of these).
-    Positional and keyword arguments as for `cls(...)`; fields left out take their default (factories are called).
-    Falls back to `cls` itself if the class is not a plain one (slots, `__post_init__`, custom `__init__`)."""
+    """A constructor for the frozen dataclass `cls` that gives the new instance its `__dict__` in one piece, without
+    the generated `__init__`'s one `object.__setattr__` per field (the replay's hot path builds thousands of these).
+    Arguments as for `cls(...)`, positional or by name; fields left out take their default (factories are called).
+    Falls back to `cls` itself if the class is not a plain one (slots, `__post_init__`)."""
     from dataclasses import MISSING, fields
 
     if not hasattr(cls, "__dataclass_fields__") or hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
         return cls
-    names = tuple(f.name for f in fields(cls))
-    plain = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
-    factories = tuple((f.name, f.default_factory) for f in fields(cls) if f.default_factory is not MISSING)
-    required = frozenset(n for n in names if n not in plain and n not in dict(factories))
-    known = frozenset(names)
-    new = object.__new__
-
-    n_fields = len(names)
-
-    def make(*args: Any, **kw: Any) -> Any:
-        obj = new(cls)
-        d = obj.__dict__
-        if len(args) == n_fields and not kw:  # every field given in order: the common, fastest case
-            d.update(zip(names, args))
-            return obj
-        d.update(plain)
-        for n, fac in factories:
-            if n not in kw:
-                d[n] = fac()
-        if args:
-            if len(args) > len(names):
-                raise TypeError(f"{cls.__name__}: too many arguments")
-            d.update(zip(names, args))
-        d.update(kw)
-        if len(d) != len(names) or not kw.keys() <= known:
-            raise TypeError(f"{cls.__name__}: bad arguments {sorted(set(d) ^ set(names))}")
-        return obj
-
-    make.__name__ = f"make_{cls.__name__}"
+    params, fills, env = [], [], {"_new": _new, "_sa": _setattr, "_cls": cls, "_MISSING": MISSING}
+    for f in fields(cls):
+        if f.default is not MISSING:
+            env[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+        elif f.default_factory is not MISSING:
+            env[f"_f_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            fills.append(f"    if {f.name} is _MISSING:\n        {f.name} = _f_{f.name}()\n")
+        else:
+            params.append(f.name)
+    body = ", ".join(f"{f.name!r}: {f.name}" for f in fields(cls))
+    src = (f"def make_{cls.__name__}({', '.join(params)}):\n" + "".join(fills)
+           + f"    o = _new(_cls)\n    _sa(o, '__dict__', {{{body}}})\n    return o\n")
+    exec(src, env)  # noqa: S102 - generated from the dataclass's own field names, as dataclasses does
+    make = env[f"make_{cls.__name__}"]
     make.__doc__ = f"Fast constructor of {cls.__name__} (see state.maker)."
-    make.required = required  # type: ignore[attr-defined]
     return make
 
 
 def evolve(obj: Any, **changes: Any) -> Any:
     """`dataclasses.replace` for the plain frozen dataclasses of this module, without re-running `__init__`
     (the replay's hot path: a new immutable value that shares every unchanged field with the old one)."""
-    new = object.__new__(obj.__class__)
-    d = new.__dict__
-    d.update(obj.__dict__)
-    d.pop(SUMMARY, None)  # a cached summary describes the old value only
+    d = obj.__dict__.copy()  # a copy of a dict is one presized block; filling a new instance's dict is not
+    if SUMMARY in d and not _SUMMARY_FIELDS.isdisjoint(changes):
+        del d[SUMMARY]  # a cached summary describes the old value only
     d.update(changes)
+    new = _new(obj.__class__)
+    _setattr(new, "__dict__", d)
     return new
 
 

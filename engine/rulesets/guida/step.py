@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -20,8 +21,8 @@ from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
 from .checks import (
-    _NO_BONUSES, Requirement, RollCheck, RollContext, check, check_roll, declared as declared_requirements,
-    label_key, live_stat, multi_kind, requirement_declared, requirement_stacks,
+    _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, RollContext, _multi, check, check_roll,
+    declared as declared_requirements, label_key, live_stat, multi_kind, requirement_declared, requirement_stacks,
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
@@ -127,6 +128,8 @@ def _name_keys(name: str) -> tuple[str, str]:
 class _Post:
     """Mutable scratchpad of one step; the step returns immutable state built from it."""
 
+    __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now")
+
     def __init__(self, state: GuidaState, post: Post, name: str):
         self.state = state
         self.post = post
@@ -162,19 +165,30 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
                               name.lower(): name})
 
     order = state.order
-    _turn_order(p, order)
-    if name not in order:
-        order = order + (name,)
+    last = state.last
+    if name in order:
+        # the common case (the next in the cycle) needs no call; anything else goes to _turn_order
+        if last is not None and (last == name or last not in order
+                                 or order[(order.index(last) + 1) % len(order)] != name):
+            _turn_order(p, order)
+    else:
+        order = order + (name,)  # a newcomer: _turn_order has nothing to say
 
-    f = p.me
+    f = p.fighters[name]
     turn = f.turn + 1
-    f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
-    p.me = f
-    if f.stacks.entries:
-        _fase_iniziale_stacks(p)
     if post.rolls and state.registry.techniques:
+        # costs of the techniques used: read by the Registro (this post's or the next), not by the new turn
         p.spese_now = _expenses_used(p)
-    _schema(p)
+    if f.stacks.entries or not f.stats or post.schema is None:
+        f = evolve(f, turn=turn, last_post=post.id, stacks=S.expire_at(f.stacks, turn - 1))
+        p.fighters[name] = f
+        if f.stacks.entries:
+            _fase_iniziale_stacks(p)
+        _schema(p)
+    else:
+        # nothing before the Registro reads the new turn (no Stacks, the reference stats are known): the Registro's
+        # new Fighter carries it, one copy instead of two
+        _schema(p, {"turn": turn, "last_post": post.id})
     if p.hits or post.damage:
         _damage_calcs(p)
     _rolls(p)
@@ -206,7 +220,7 @@ def _turn_order(p: _Post, order: tuple[str, ...]) -> None:
 
 def _fase_iniziale_stacks(p: _Post) -> None:
     """Type-4 damage and decay at the start of the turn (stacks.fase_iniziale); the damage goes to the Registro."""
-    f = p.me
+    f = p.fighters[p.name]
     if not any(e.tipo in (3, 4) for e in f.stacks.entries):
         return
     fi = S.fase_iniziale(f.stacks, f.turn, _veleni(p.state.registry))
@@ -214,7 +228,7 @@ def _fase_iniziale_stacks(p: _Post) -> None:
     for d in fi.damages:
         due.append(_DueDamage(d.amount, "PV", f.name, d.steps[0] if d.steps else d.kind, p.post.id, "motore"))
     costr = tuple(c for c in f.costrizioni if c not in fi.broken)
-    p.me = evolve(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
+    p.fighters[p.name] = evolve(f, stacks=fi.stacks, due=tuple(due), costrizioni=costr,
                    costrizione=f.costrizione if costr else None, allentamento=f.allentamento if costr else 0)
     for name, cond, lost in fi.decayed:
         p.verdicts.append(verdict("outcome.stacks", p.post.id, f"Fase Iniziale: {f.name} perde {lost} Stack di {name}.",
@@ -233,8 +247,10 @@ def _veleni(registry: Registry) -> dict[str, S.Veleno]:
     return out
 
 
-def _schema(p: _Post) -> None:
-    post, f = p.post, p.me
+def _schema(p: _Post, changes: dict[str, Any] | None = None) -> None:
+    """The post's schema and Registro. `changes`: other fields of the poster's Fighter to set with them (only with a
+    schema)."""
+    post, f = p.post, p.fighters[p.name]
     schema = post.schema
     if schema is None:
         p.verdicts.append(verdict("schema.missing_part", post.id, "Il post non ha lo schema: mancano link alla scheda, PV/PE, "
@@ -247,7 +263,8 @@ def _schema(p: _Post) -> None:
         p.verdicts.append(verdict("schema.missing_part", post.id,
             "Nello schema manca: " + ", ".join(names.get(m, m) for m in schema.missing) + ".",
             P_SCHEMA, expected=list(schema.missing), found=None))
-    changes: dict[str, Any] = {}  # applied with the Registro's own, in one new Fighter
+    if changes is None:
+        changes = {}  # applied with the Registro's own, in one new Fighter
     if schema.stats:
         written = canon_stats({k: (s.base, s.bonus) for k, s in schema.stats.items()})
         stats = f.stats
@@ -303,7 +320,7 @@ def _settle_expenses(p: _Post, entries: tuple[Any, ...], used: set[int]) -> tupl
     """Match the costs due (those of the last post, then this post's) against the Registro's entries. A cost of an
     earlier post not listed now is registro.missing_expense; this post's may still go in the next Registro.
     Returns the costs still pending and, per resource, what the missing ones take (negative)."""
-    post, f = p.post, p.me
+    post, f = p.post, p.fighters[p.name]
     pending: list[Expense] = []
     missing: dict[str, int] = {}
     for e in f.spese + p.spese_now:
@@ -328,7 +345,7 @@ def _settle_expenses(p: _Post, entries: tuple[Any, ...], used: set[int]) -> tupl
 
 
 def _apply_due_without_registro(p: _Post) -> None:
-    f = p.me
+    f = p.fighters[p.name]
     spese, missing = _settle_expenses(p, (), set()) if f.spese or p.spese_now else ((), {})
     for d in f.due:
         if d.amount is not None:
@@ -341,13 +358,13 @@ def _apply_due_without_registro(p: _Post) -> None:
         pv -= sum(d.amount for d in f.due if d.amount is not None and d.resource == "PV")
         pv += missing.get("PV", 0)
     pe = f.pe + missing.get("PE", 0) if f.pe is not None else None
-    p.me = evolve(f, pv=pv, pe=pe, due=(), spese=spese)
+    p.fighters[p.name] = evolve(f, pv=pv, pe=pe, due=(), spese=spese)
 
 
 def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[str, Any] | None = None) -> None:
     """The sum rule of "Struttura dei Turni" and every damage the character took (RULINGS #2). `changes` are
     other fields of the poster's Fighter (from the schema) to set with the Registro's."""
-    post, f = p.post, p.me
+    post, f = p.post, p.fighters[p.name]
     reg = post.schema.registro if post.schema else None
     entries = reg or ()
     missing_known = 0
@@ -372,13 +389,17 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
                 continue
             if d.amount == 0:
                 continue
-            keys = [k.lower() for k in (d.technique, d.attacker) if k]
+            keys = (d.technique.lower(), d.attacker.lower()) if d.technique and d.attacker else tuple(
+                [k.lower() for k in (d.technique, d.attacker) if k])
             near = None
             for i, e in enumerate(entries):
                 if i not in used and e.resource == res:
                     label, raw = e.label.lower(), e.raw.lower()
-                    if any(k in label or k in raw for k in keys):
-                        near = i
+                    for k in keys:
+                        if k in label or k in raw:
+                            near = i
+                            break
+                    if near is not None:
                         break
             if near is not None:
                 used.add(near)
@@ -404,18 +425,18 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
     for e in entries:
         sums[e.resource] = sums.get(e.resource, 0) + e.amount
     if reg is not None:
-        for res, now, prev, code in (("PV", pv_now, f.pv_written, "registro.pv_mismatch"),
-                                     ("PE", pe_now, f.pe_written, "registro.pe_mismatch")):
-            if now is None or prev is None:
-                continue
-            expected = prev + sums.get(res, 0)
+        prev = f.pv_written
+        if pv_now is not None and prev is not None:
+            expected = prev + sums.get("PV", 0)
             # a value that is right but whose Registro only lacks the damage (or the expense) is
             # registro.missing_damage (registro.missing_expense) alone
-            left_out = missing_known if res == "PV" else missing_pe
-            if expected != now and not (left_out and now == expected + left_out):
-                p.verdicts.append(verdict(code, post.id,
-                    f"{res} {now}, ma {res} del turno precedente {prev} con le voci del Registro "
-                    f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now))
+            if expected != pv_now and not (missing_known and pv_now == expected + missing_known):
+                _sum_mismatch(p, "PV", pv_now, prev, sums, "registro.pv_mismatch")
+        prev = f.pe_written
+        if pe_now is not None and prev is not None:
+            expected = prev + sums.get("PE", 0)
+            if expected != pe_now and not (missing_pe and pe_now == expected + missing_pe):
+                _sum_mismatch(p, "PE", pe_now, prev, sums, "registro.pe_mismatch")
     # the engine's own view: its previous value + the Registro as written + what the Registro left out
     if f.pv is None or reg is None:
         new_pv = pv_now if pv_now is not None else (
@@ -426,9 +447,21 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
         new_pe = pe_now if pe_now is not None else f.pe
     else:
         new_pe = f.pe + sums.get("PE", 0) + missing_pe
-    p.me = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese,
-                  pv_written=pv_now if pv_now is not None else f.pv_written,
-                  pe_written=pe_now if pe_now is not None else f.pe_written, **(changes or {}))
+    pv_written = pv_now if pv_now is not None else f.pv_written
+    pe_written = pe_now if pe_now is not None else f.pe_written
+    if changes:
+        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
+                                    pe_written=pe_written, **changes)
+    else:
+        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
+                                    pe_written=pe_written)
+
+
+def _sum_mismatch(p: _Post, res: str, now: int, prev: int, sums: dict[str, int], code: str) -> None:
+    expected = prev + sums.get(res, 0)
+    p.verdicts.append(verdict(code, p.post.id,
+        f"{res} {now}, ma {res} del turno precedente {prev} con le voci del Registro "
+        f"({signed(sums.get(res, 0))}) danno {expected}.", P_INIZIALE, expected=expected, found=now))
 
 
 # --- damage posted by the attacker ----------------------------------------------------------------
@@ -449,6 +482,8 @@ def _technique(reg: Registry, names: tuple[str, ...]) -> Technique | None:
 
 def _bonus_statistica(reg: Registry, attacker: str, tech: Technique | None) -> int | None:
     """Bonus Statistica (Regolamento Tecniche, not in the text): the technique's, else the character's."""
+    if tech is None and attacker not in reg.characters:
+        return None  # nothing to read it from
     for extra in ((tech.extra if tech else {}), (reg.characters[attacker].extra if attacker in reg.characters else {})):
         v = extra.get("bonus_statistica")
         if isinstance(v, int) and not isinstance(v, bool):
@@ -552,13 +587,54 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None,
     steps, basis)."""
     target = state.fighters.get(hit.attack.target)
     spent = target is not None and target.armatura_ceduta == hit.resolved_in
-    return damage_of(state, hit, calc, kind, spent)[:3]
+    amount, steps, basis, _ = _compute_damage(state, hit, calc, kind, spent)
+    return amount, list(steps), basis
 
 
 def damage_of(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | None = None,
               armatura_spent: bool = False) -> tuple[int | None, list[str], str | None, str | None]:
     """`compute_damage`, with the target's Armatura already spent in this turn when `armatura_spent`; the 4th
     value is the Armatura's outcome ("regge", "cede" or None)."""
+    amount, steps, basis, armour = _compute_damage(state, hit, calc, kind, armatura_spent)
+    return amount, list(steps), basis, armour
+
+
+# Damages of this registry and settings by everything else they depend on (hits repeat the same numbers turn after
+# turn). One registry at a time, held with its map: a replay of another registry starts a new map, and a step that
+# took the map before keeps writing into its own.
+_DAMAGE_MEMO: list[tuple[Any, Any, dict[tuple[Any, ...], tuple[int | None, Any, str | None, str | None]]]] = [
+    (None, None, {})]
+_NAME_VALUE = attrgetter("name", "value")
+
+
+def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | None = None,
+                    armatura_spent: bool = False) -> tuple[int | None, Any, str | None, str | None]:
+    """damage_of with the steps as they come (a tuple or list, not copied: read-only)."""
+    atk = hit.attack
+    target = state.fighters.get(atk.target)
+    res = live_stat(target, "Costituzione") if target else None
+    pf, mult = atk.potenziale_factor, hit.multiplier
+    # the die face, Mira and Contrattacco enter the Danno Ambientale (never critical) and the counter's damage
+    key = (atk.techniques, atk.attacker, atk.target, 1 if pf is ONE else (pf.numerator, pf.denominator), atk.multi,
+           atk.n_targets, res, None if calc is None else (calc.kind, tuple(map(_NAME_VALUE, calc.terms))),
+           1 if mult is ONE else (mult.numerator, mult.denominator), hit.reasons, kind, armatura_spent,
+           atk.face, atk.mira, atk.generic, atk.counter)
+    memo = _DAMAGE_MEMO[0]
+    if memo[0] is not state.registry or memo[1] is not state.settings:
+        memo = _DAMAGE_MEMO[0] = (state.registry, state.settings, {})
+    try:
+        done = memo[2].get(key)
+    except TypeError:  # something unhashable in a hand-built history: no memo
+        return _damage_now(state, hit, calc, res, kind, armatura_spent)
+    if done is None:
+        if len(memo[2]) >= 4096:
+            memo[2].clear()
+        done = memo[2][key] = _damage_now(state, hit, calc, res, kind, armatura_spent)
+    return done
+
+
+def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int | None, kind: str | None,
+                armatura_spent: bool) -> tuple[int | None, Any, str | None, str | None]:
     reg = state.registry
     atk = hit.attack
     tech = _technique(reg, atk.techniques)
@@ -583,8 +659,6 @@ def damage_of(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | 
     pot = (potenziale + bonus) if potenziale is not None and bonus is not None else None
     if atk.multi == "multipli" and pot is not None:
         pot += T.MULTIPLI_POTENZA_PER_BERSAGLIO * (atk.n_targets - 1)
-    target = state.fighters.get(atk.target)
-    res = live_stat(target, "Costituzione") if target else None
     if calc is not None and calc.terms and (pot is None or potenziale is None or res is None):
         stated = _stated_all(calc)
         if pot is None and stated.get("potenza") is not None:
@@ -613,11 +687,11 @@ def damage_of(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | 
                      str(state.settings.get("armatura_blocca_puri", "meta_potenziale")),
                      categoria, dado, atk.counter)
     except T.MechanicsError as exc:
-        return None, [str(exc)], None, None
+        return None, (str(exc),), None, None
     if r is None:
-        return None, area_steps, None, None
+        return None, tuple(area_steps), None, None
     amount = -r.amount if r.cura else r.amount
-    return amount, area_steps + list(r.steps) if area_steps else list(r.steps), basis, r.armatura
+    return amount, tuple(area_steps) + tuple(r.steps) if area_steps else r.steps, basis, r.armatura
 
 
 def _area_statica(tech: Technique, potenziale: int) -> tuple[int | None, list[str]]:
@@ -659,15 +733,34 @@ _EXTRA_KINDS = frozenset({"ambientale", "aggiuntivo"})
 _NO_HIT_KINDS = frozenset({"cura", "rigenerazione"})
 
 
+class _LazyDetails:
+    """The details of a damage verdict, built on first use and then shared by the hit's verdicts."""
+
+    __slots__ = ("post", "steps", "hit", "value")
+
+    def __init__(self, post: str, steps: Any, hit: Hit) -> None:
+        self.post, self.steps, self.hit, self.value = post, steps, hit, None
+
+    def get(self) -> dict[str, Any]:
+        if self.value is None:
+            h = self.hit
+            self.value = {"attack_post": self.post, "steps": list(self.steps), "multiplier": str(h.multiplier),
+                          "reasons": list(h.reasons)}
+        return self.value
+
+
 def _damage_calcs(p: _Post) -> None:
     """The attacker's Calcolo dei Danni in its Fase Iniziale, for every hit resolved since its last turn; the
     Danno Ambientale / Aggiuntivo lines that come with them; lines for which no hit is pending."""
     post = p.post
-    mine = [h for h in p.hits if h.attack.attacker == p.name]
+    name = p.name
+    mine: list[Hit] = []
+    keep: list[Hit] = []
+    for h in p.hits:
+        (mine if h.attack.attacker == name else keep).append(h)
     if not mine and not post.damage:
         return
     calcs = list(post.damage)
-    keep = [h for h in p.hits if h.attack.attacker != p.name]
     extras = any(c.kind in _EXTRA_KINDS for c in calcs)
     for h in mine:
         atk = h.attack
@@ -678,8 +771,8 @@ def _damage_calcs(p: _Post) -> None:
         if calc is not None:
             calcs.remove(calc)
         target = p.fighters.get(atk.target)
-        amount, steps, basis, armour = damage_of(
-            p.state, h, calc, None, target is not None and target.armatura_ceduta == h.resolved_in)
+        spent = target is not None and target.armatura_ceduta == h.resolved_in
+        amount, steps, basis, armour = _compute_damage(p.state, h, calc, None, spent)
         if armour == "cede" and target is not None:
             # "L'Armatura non offrirà protezione per il resto del Turno": the other hits of that turn (the
             # target's, where the hits were resolved)
@@ -688,43 +781,43 @@ def _damage_calcs(p: _Post) -> None:
         if calc is not None and stated is None:
             stated = _evaluate(calc)
         tech = atk.techniques[0] if atk.techniques else None
-        details = {"attack_post": atk.post, "steps": steps, "multiplier": str(h.multiplier), "reasons": list(h.reasons)}
+        # the verdicts below share one details dict; most hits need none
+        details = _LazyDetails(atk.post, steps, h)
         if h.ruled is not None:
             amount, basis = h.ruled, "ruling"
         if calc is None:
             p.verdicts.append(verdict("damage.missing_calc", post.id,
                 f"Manca il Calcolo dei Danni del colpo a segno su {atk.target}"
                 + (f" [{tech}]" if tech else "") + (f": il motore calcola {amount}." if amount is not None else "."),
-                P_DANNI_POST, expected=amount, found=None, details=details))
+                P_DANNI_POST, expected=amount, found=None, details=details.get()))
         elif amount is not None and stated is not None and amount != stated:
             rule, why = P_DANNI, ""
             face = atk.face
             if (h.ruled is None and face is not None and face >= _CRITICO_MIN_FACCIA
                     and _without_critical(h) != h.multiplier):
                 # the Colpo Critico of the Fattore Mira left out: that is the rule to cite
-                plain = damage_of(p.state, evolve(h, multiplier=_without_critical(h)), calc, None,
-                                  target is not None and target.armatura_ceduta == h.resolved_in)[0]
+                plain = _compute_damage(p.state, evolve(h, multiplier=_without_critical(h)), calc, None, spent)[0]
                 if plain == stated:
                     rule = P_MIRA
                     why = " Manca il Colpo Critico (Fattore Mira): " + "; ".join(
                         r for r in h.reasons if "raddoppiato" in r.lower() or "mira" in r.lower()) + "."
             p.verdicts.append(verdict("damage.miscalculated", post.id,
                 f"Danno a {atk.target}" + (f" [{tech}]" if tech else "") + f": {stated} dichiarato, {amount} calcolato."
-                + why, rule, expected=amount, found=stated, details=details,
+                + why, rule, expected=amount, found=stated, details=details.get(),
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
             own = _evaluate(calc)
             if calc.result is not None and own is not None and own != calc.result:
                 p.verdicts.append(verdict("damage.miscalculated", post.id,
                     f"Il calcolo scritto dà {own}, non {calc.result}.", P_DANNI, expected=own, found=calc.result,
-                    details=details, assumption="calcolo_dichiarato"))
+                    details=details.get(), assumption="calcolo_dichiarato"))
                 stated = own
             amount, basis = stated, "dichiarato"
         if amount is None:
             p.verdicts.append(verdict("ruling.needed", post.id,
                 f"Danno su {atk.target}" + (f" [{tech}]" if tech else "")
                 + ": Potenziale, Bonus Statistica o Resistenza sconosciuti e nessun calcolo scritto.",
-                P_DANNI, details=details))
+                P_DANNI, details=details.get()))
         target = p.fighters.get(atk.target)
         if target is not None:
             resource = calc.resource if calc is not None else "PV"
@@ -841,6 +934,8 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
     """What the attacker's calculation says the hit applies: "2 Stack di Sbilanciamento", "Accecato",
     a Costrizione effect ("Blocco Braccia"). Its numbers (Valore di Costrizione) stay with the master."""
     declared, present = _declared_text(calc.raw)
+    if not declared and not present:
+        return target  # the calculation declares nothing (most do not)
     wanted = list(declared)
     effects = tuple(c for c in present if c not in target.costrizioni) if present else ()
     if effects:
@@ -917,6 +1012,9 @@ _REQ_DIFESA_PREVEDIBILE = {n: Requirement("prevedibile_difesa", -n, "Difesa Prev
 class _Defence:
     """What the Fase Difensiva of this post has established so far."""
 
+    __slots__ = ("failed", "failed_roll", "answered", "counter", "counter_target", "counter_factor", "any_defence",
+                 "protezione_ok", "no_offense")
+
     def __init__(self) -> None:
         self.failed = False  # a failed Azione Principale Difensiva: later ones fail, no Fase Offensiva
         self.failed_roll: int | None = None
@@ -952,17 +1050,21 @@ def _rolls(p: _Post) -> None:
         if tag is not None and tag.actor:
             actor = aliases.get(*_name_keys(tag.actor)) or name
         actor_f = fighters.get(actor)
-        phase = phase_of(spec, roll.sides, defensive_open=defensive_open,
-                         has_incoming=bool(mine), counter_in_defense=spec.key in dfn.counter)
-        f = actor_f or p.me
-        tkey = label_key(tag)
+        phases = _ONE_PHASE.get(spec.key)
+        if phases is not None and phases[0] is spec:
+            phase = phases[1]  # an action of one phase only
+        else:
+            phase = phase_of(spec, roll.sides, defensive_open=defensive_open,
+                             has_incoming=bool(mine), counter_in_defense=spec.key in dfn.counter)
+        f = actor_f or fighters[name]
+        tkey = None if tag is None else (tag.action, tag.techniques, tuple(map(_AMOUNT_LABEL, tag.modifiers)))  # label_key
         # the requirements in a fixed order (the checks report them in this order): Stacks, declared maluses,
         # Bonus Protezione, Preparazione, Contrattacco follow-up, Attacco / Difesa Prevedibile
         reqs: list[Requirement] = requirement_stacks(actor_f, spec, phase) if actor_f is not None and actor_f.stacks.entries else []
         target_attack: Incoming | None = None
         if phase == "offensiva":
             defensive_open = False
-            multi = multi_kind(roll)
+            multi = None if tag is None or len(tag.targets) < 2 else _multi(tag)  # multi_kind
             declared = declared_requirements(tkey, roll.label, spec, phase, multi)
             if declared:
                 reqs += declared
@@ -989,7 +1091,12 @@ def _rolls(p: _Post) -> None:
             if target_attack is not None and target_attack.techniques and not spec.counter:
                 attacker = fighters.get(target_attack.attacker)
                 uses = attacker.uses_attack if attacker is not None else EMPTY
-                n, tech = max((uses.get(t, 0), t) for t in target_attack.techniques)
+                techs = target_attack.techniques
+                if len(techs) == 1:
+                    tech = techs[0]
+                    n = uses.get(tech, 0)
+                else:
+                    n, tech = max((uses.get(t, 0), t) for t in techs)
                 lvl = _prevedibile(n)
                 if lvl:
                     # which technique and how many uses: the verdict says so (a Requirement per case, cached)
@@ -1021,7 +1128,7 @@ def _rolls(p: _Post) -> None:
                     _NO_BONUSES, attack, tkey, dmalus)
         if chk.verdicts:
             p.verdicts.extend(chk.verdicts)
-        if not spec.die(phase):
+        if not (spec.die_difensiva if phase == "difensiva" else spec.die_offensiva):
             continue  # an action without a die (flagged above): nothing to resolve from the roll
         if spec.key in _VALUES:
             _value_roll(p, i, spec, chk, actor, liberazioni)
@@ -1076,7 +1183,7 @@ def _rolls(p: _Post) -> None:
             # the hit is certain, but a Mira effect (×2, Stacks) comes from a die face typed by hand
             _not_authentic_outcome(p, n0, None, [f"l'Attacco di {a.attacker} (post {a.post}, lancio {a.roll + 1})"])
     # Preparazione: no main action rolled and the post says so
-    me = p.me
+    me = p.fighters[p.name]
     prepared = not offensive_seen and bool(_PREPARAZIONE.search(post.body or "")) and not dfn.failed
     if prepared:
         stacks = S.remove(me.stacks, S.PREPARAZIONE_RIMUOVE)
@@ -1084,9 +1191,12 @@ def _rolls(p: _Post) -> None:
             p.verdicts.append(verdict("outcome.stacks", post.id, f"Preparazione: {name} rimuove le Stack di Stordimento e Sbilanciamento.",
                 ACTIONS["preparazione"].paragraph))
         me = evolve(me, stacks=stacks)
-    if me.preparazione != prepared or me is not p.me:
-        p.me = evolve(me, preparazione=prepared)
+    if me.preparazione != prepared or me is not p.fighters[p.name]:
+        p.fighters[p.name] = evolve(me, preparazione=prepared)
 
+
+# Actions of the table allowed in one phase only (phase_of answers that phase whatever the context).
+_ONE_PHASE = {k: (a, a.phases()[0]) for k, a in ACTIONS.items() if len(a.phases()) == 1}
 
 _VALUES = {
     "liberazione": ("Valore di Liberazione", "il Valore di Costrizione", "Costrizione e Liberazione › Liberazione"),
@@ -1187,12 +1297,12 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         uses = dict(f.uses_attack)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_attack=frozen_map(uses))
+        p.fighters[actor] = evolve(f, uses_attack=MappingProxyType(uses))  # our own new dict: no second copy
     elif phase == "difensiva" and spec.role == "difensiva":
         uses = dict(f.uses_defense)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_defense=frozen_map(uses))
+        p.fighters[actor] = evolve(f, uses_defense=MappingProxyType(uses))
 
 
 def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
@@ -1205,13 +1315,18 @@ def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec:
         pool = [a for a in p.incoming if a.id not in dfn.answered and not a.generic and a.target != p.name
                 and a.attacker != p.name] or pool
     tag = roll.tag
-    if tag and tag.targets:
+    if len(pool) > 1 and tag and tag.targets:  # with one candidate the label cannot pick another
         aliases = p.state.aliases
         named = {(aliases.get(*_name_keys(t)) or t).lower() if t else t.lower() for t in tag.targets}
         for a in pool:
             if a.attacker.lower() in named or a.target.lower() in named:
                 return a
     return pool[0] if pool else None
+
+
+def _who(atk: Incoming) -> str:
+    """"l'Attacco di X [Tecnica]": built only for the messages that name it."""
+    return f"l'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
 
 
 def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming | None,
@@ -1265,25 +1380,24 @@ def _resolve_defence(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollChe
             P_DIFENSIVA, roll=i, expected=len([a for a in mine if not a.generic]), found=len(dfn.answered) + 1))
         return
     dfn.answered.add(atk.id)
-    who = f"l'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
     if atk.annulled:
         # written before knowing: the attack never came (its author's Fase Offensiva was annulled)
         p.verdicts.append(verdict("outcome.action_annulled", post.id,
-            f"{spec.name} contro {who}: quell'Attacco era già annullato (post {atk.post}), la Difesa non serve.",
+            f"{spec.name} contro {_who(atk)}: quell'Attacco era già annullato (post {atk.post}), la Difesa non serve.",
             P_DIFENSIVA, roll=i, details={"attack_post": atk.post}))
         return
     dfn.any_defence = True
     if dfn.failed:
         p.verdicts.append(verdict("outcome.action_annulled", post.id,
-            f"{spec.name} contro {who}: considerata fallita perché una Difesa precedente è fallita.",
+            f"{spec.name} contro {_who(atk)}: considerata fallita perché una Difesa precedente è fallita.",
             P_DIFENSIVA, roll=i, details={"failed_roll": dfn.failed_roll}))
         _hit(p, atk, ONE, ["Difesa successiva a una fallita"], spec.name, i)
         return
     if chk.total is None or atk.total is None:
         p.verdicts.append(verdict("dice.no_total", post.id,
-            f"{spec.name} contro {who}: manca il risultato di uno dei due lanci, esito da stabilire.",
+            f"{spec.name} contro {_who(atk)}: manca il risultato di uno dei due lanci, esito da stabilire.",
             P_DIFENSIVA, roll=i, expected=atk.total, found=chk.total))
-        p.verdicts.append(verdict("ruling.needed", post.id, f"Esito di {spec.name} contro {who} da stabilire.", P_DIFENSIVA, roll=i))
+        p.verdicts.append(verdict("ruling.needed", post.id, f"Esito di {spec.name} contro {_who(atk)} da stabilire.", P_DIFENSIVA, roll=i))
         return
     A, Dv = atk.total, chk.total
     numbers = {"attack_total": A, "defence_total": Dv, "attack_rendered": atk.rendered, "defence_rendered": chk.rendered,
@@ -1344,10 +1458,10 @@ def _resolve_defence(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollChe
             return
         if physical is None:
             p.verdicts.append(verdict("ruling.needed", post.id,
-                f"Sbilanciamento contro {who}: va confermato che sia un Attacco Fisico Diretto.",
+                f"Sbilanciamento contro {_who(atk)}: va confermato che sia un Attacco Fisico Diretto.",
                 spec.paragraph, roll=i))
     p.verdicts.append(verdict("outcome.defended", post.id,
-        f"{spec.name} riuscita ({Dv} ≥ {A}) contro {who}: nessun Danno.", spec.paragraph, roll=i,
+        f"{spec.name} riuscita ({Dv} ≥ {A}) contro {_who(atk)}: nessun Danno.", spec.paragraph, roll=i,
         expected=A, found=Dv, details=numbers))
     if spec.key == "sbilanciamento" and atk.attacker in p.fighters:
         p.fighters[atk.attacker] = _apply_stacks(p, p.fighters[atk.attacker], [("Sbilanciamento", T.SBILANCIAMENTO_DA_DIFESA)],
@@ -1512,7 +1626,7 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
                 p.verdicts.append(verdict("ruling.needed", post.id, "Mira agli Arti: arto non indicato, applicata Storpiatura Debilitante "
                     "(braccia); il master può decidere diversamente.", "Successo e Fallimento delle Azioni › Fattore Mira"))
     code = "outcome.defended" if defended_message else "outcome.hit"
-    shown = str(mult)  # "1" exactly when mult == 1
+    shown = "1" if mult is ONE else "1/2" if mult is HALF else str(mult)  # "1" exactly when mult == 1
     msg = (f"L'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
            + f" colpisce {atk.target}" + (" ma la Protezione dimezza i Danni" if protezione else "")
            + (f" (×{shown})" if shown != "1" else "") + ": " + "; ".join(reasons) + ".")
@@ -1553,7 +1667,7 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     generic = spec.role == "generica" and not spec.counter
     if declared is None:
         declared = declared_requirements(label_key(tag), roll.label, spec, "offensiva", multi)
-    sbalzo = any(r.factor == "sbalzo" for r in declared)
+    sbalzo = any(r.factor == "sbalzo" for r in declared) if declared else False
     post_id = p.post.id
     techniques = tuple(tag.techniques) if tag else ()
     group = f"{post_id}#{i}"

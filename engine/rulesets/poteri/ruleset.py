@@ -7,8 +7,11 @@ from typing import Any
 
 from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread
-from ...verdicts import Verdict, make_verdict
-from ..starfinder.labels import Label, as_int, as_list, fold, gm_constant, line_after, parse, position_in
+from ...verdicts import Verdict
+from .._shared import Collector as _Ctx
+from .._shared import (Pool, as_int, as_list, canon, ensure_fighter, face_of, find, fold, next_in_order, pool_max,
+                       pool_stats, poster_name, read_schema, registro_lines, set_fighter)
+from ..starfinder.labels import Label, gm_constant, line_after, parse, position_in
 from . import tables as T
 
 KEYWORDS = ("PF", "margine", "slot")
@@ -32,6 +35,8 @@ SETTINGS: tuple[Setting, ...] = (
 _POWER_OUTCOME = {"fallimento": "outcome.power_failure", "critico": "outcome.power_critical",
                   "successo": "outcome.power_success"}
 _REGISTRO_MISMATCH = {"PF": "registro.pf_mismatch", "PD": "registro.pd_mismatch"}
+# pools read from the poster's schema: a wrong current value cites the pool's rule, a wrong maximum the types'
+_POOLS = (Pool("PF", "pf", "Punti Fatica", T.R_PF, T.R_TYPES), Pool("PD", "pd", "Punti Danno", T.R_DAMAGE, T.R_TYPES))
 _MARGIN = re.compile(r"(?i)margine\s*[:=]?\s*([+\-−]?\s*\d+)")
 _CRIT = re.compile(r"(?i)\b(?:successo\s+)?critico\b")
 _FAIL = re.compile(r"(?i)\b(?:fallimento|fallit[oa]|fallisce)\b")
@@ -90,18 +95,6 @@ class State:
 
 
 @dataclass
-class _Ctx:
-    post: Post
-    verdicts: list[Verdict] = field(default_factory=list)
-
-    def add(self, code: str, message: str, rule: str, roll: int | None = None,
-            expected: Any = None, found: Any = None, assumption: str | None = None, **details: Any) -> None:
-        # the severity is the code's, from the one table (engine.verdicts.CODE_SEVERITY)
-        self.verdicts.append(make_verdict(code, message, rule, self.post.id, roll=roll, expected=expected,
-                                          found=found, details=details, assumption=assumption))
-
-
-@dataclass
 class _Item:
     index: int
     roll: Roll
@@ -120,18 +113,6 @@ class _Power:
     value: int | None
     stat: str | None
     extra: dict[str, Any]
-
-
-def _find(mapping: dict[str, Any], name: str | None) -> Any:
-    if not name:
-        return None
-    if name in mapping:
-        return mapping[name]
-    key = fold(name)
-    for n, v in mapping.items():
-        if fold(n) == key:
-            return v
-    return None
 
 
 def _signed(text: str) -> int:
@@ -178,9 +159,8 @@ class Poteri:
     def next_hint(self, state: State, character: str | None = None) -> dict[str, Any]:
         """Who posts next, the Resistenze it owes, its pools and slots, Registro lines and ready dice tags."""
         nxt = character
-        if nxt is None and state.order:
-            nxt = state.order[(state.order.index(state.last) + 1) % len(state.order)] \
-                if state.last in state.order else state.order[0]
+        if nxt is None:
+            nxt = next_in_order(state.order, state.last)
         hint: dict[str, Any] = {"ruleset": self.id, "character": nxt, "incoming": [], "stats": {}, "registro": [],
                                 "hints": [], "dice_tags": []}
         if nxt is None:
@@ -189,13 +169,9 @@ class Poteri:
         f = state.fighters.get(nxt, Fighter(nxt))
         summary = self.characters(state).get(nxt, {})
         hint["state"] = summary
-        for key, attr in (("PF", "pf"), ("PD", "pd")):
-            if getattr(f, attr) is not None:
-                mx = getattr(f, attr + "_max")
-                hint["stats"][key] = f"{getattr(f, attr)}/{mx}" if mx is not None else getattr(f, attr)
+        hint["stats"].update(pool_stats(f, (("PF", "pf"), ("PD", "pd"))))
         hint["stats"]["Slot"] = f"{summary.get('slot', 0)}/{state.settings['slots']}"
-        hint["registro"] = [{"amount": a, "resource": r, "label": lab, "line": f"{a:+d} {r} [{lab}]"}
-                            for a, r, lab in f.since]
+        hint["registro"] = registro_lines(f.since)
         for p in state.pending:
             if p.target != nxt:
                 continue
@@ -213,7 +189,7 @@ class Poteri:
                                         if e.extra.get("impedisce") else "."))
         if f.pf == 0:
             hint["hints"].append("0 PF: niente Attacchi magici.")
-        c = _find(state.registry.characters, nxt)
+        c = find(state.registry.characters, nxt)
         for tname in (c.techniques if c else ()):
             p = self._power(state, tname, parse(""))
             if p.type == "Attacco":
@@ -233,8 +209,7 @@ class Poteri:
     def step(self, state: State, post: Post) -> tuple[State, list[Verdict]]:
         ctx = _Ctx(post)
         fresh = False
-        poster = _canon(state, post.character or (post.schema.character if post.schema else None)
-                        or (post.author if post.role == "player" else None))
+        poster = _canon(state, poster_name(post))
         # a Forumotion Game-Master post's dice are paired with the player post it answers by the scraper
         items = self._items(post) if post.role != "gm_bot" else []
         if post.role == "player" and poster:
@@ -268,7 +243,7 @@ class Poteri:
             elif it.kind == "liberation":
                 state = self._liberation(state, it, poster, ctx)
         if post.role == "player" and poster:
-            state = self._schema(state, post, poster, ctx, fresh)
+            state = read_schema(state, post.schema, poster, ctx, _POOLS, fresh, _REGISTRO_MISMATCH)
             state = self._set(state, replace(state.fighters[poster], since=()))  # its Registro is written
             state = replace(state, last=poster)
         return state, ctx.verdicts
@@ -276,21 +251,17 @@ class Poteri:
     # ---- helpers: fighters, powers, rolls
 
     def _from_registry(self, name: str, c: Character) -> Fighter:
-        def mx(key: str) -> int | None:
-            r = c.resources.get(key)
-            return None if r is None else (r.max if r.max is not None else r.current)
-        return Fighter(name=name, pf=mx("PF"), pf_max=mx("PF"), pd=mx("PD"), pd_max=mx("PD"))
+        pf, pd = pool_max(c, "PF"), pool_max(c, "PD")
+        return Fighter(name=name, pf=pf, pf_max=pf, pd=pd, pd_max=pd)
 
     def _ensure(self, state: State, name: str) -> State:
-        if name in state.fighters:
-            return state
-        return replace(state, fighters={**state.fighters, name: Fighter(name)})
+        return ensure_fighter(state, name, Fighter)
 
     def _set(self, state: State, f: Fighter) -> State:
-        return replace(state, fighters={**state.fighters, f.name: f})
+        return set_fighter(state, f)
 
     def _power(self, state: State, name: str, label: Label) -> _Power:
-        t: Technique | None = _find(state.registry.techniques, name)
+        t: Technique | None = find(state.registry.techniques, name)
         extra = dict(t.extra) if t else {}
         ptype = None
         for cand in ([t.type] if t and t.type else []) + list(label.tags):
@@ -338,13 +309,6 @@ class Poteri:
             out.append(_Item(i, r, label, line, kind))
         return out
 
-    def _face(self, r: Roll) -> int | None:
-        if r.faces:
-            return r.faces[0]
-        if r.total is not None:
-            return r.total - r.constant
-        return None
-
     def _outcome(self, state: State, it: _Item, value: int | None, ctx: _Ctx, rule: str,
                  what: str) -> tuple[str | None, int | None, str | None]:
         """(esito, margine, assumption): the post's own statement first, else the roll system."""
@@ -359,7 +323,7 @@ class Poteri:
             stated = "successo"
         margin = _signed(stated_margin.group(1)) if stated_margin else None
         computed = cmargin = None
-        face = self._face(it.roll)
+        face = face_of(it.roll)
         if state.settings["roll_system"] == "d100_sotto" and value is not None and face is not None:
             if (it.roll.count, it.roll.sides) != (1, 100):
                 ctx.add("dice.wrong_die", f"Con il sistema di tiro in uso {what} si tira con 1d100.",
@@ -475,8 +439,8 @@ class Poteri:
                     T.R_DURATION, roll=it.index, expected="nessuna prova", found="prova di liberazione",
                     power=e.power)
             return state
-        c = _find(state.registry.characters, who)
-        st = _find(c.stats, str(provided)) if (c and isinstance(provided, str)) else None
+        c = find(state.registry.characters, who)
+        st = find(c.stats, str(provided)) if (c and isinstance(provided, str)) else None
         esito, margin, assumption = self._outcome(state, it, st.total if st is not None else None, ctx,
                                                   T.R_DURATION, "la prova di liberazione")
         if esito is None:
@@ -485,7 +449,7 @@ class Poteri:
             return state
         if esito == "fallimento":
             ctx.add("outcome.liberation_failed", f"{who} non si libera da {e.power}.", T.R_DURATION,
-                    roll=it.index, expected=st.total if st is not None else None, found=self._face(it.roll),
+                    roll=it.index, expected=st.total if st is not None else None, found=face_of(it.roll),
                     assumption=assumption)
             return state
         return self._end(state, e, ctx, f"{who} supera la prova di liberazione prevista", roll=it.index)
@@ -560,7 +524,7 @@ class Poteri:
             return state, set()
         cost = it.label.numbers.get("PF")
         if cost is None:
-            tech = _find(state.registry.techniques, p.name)
+            tech = find(state.registry.techniques, p.name)
             cost = as_int(tech.cost.get("PF")) if tech else None
         if cost:
             f = state.fighters[caster]
@@ -586,7 +550,7 @@ class Poteri:
             return state, set()
         ctx.add(_POWER_OUTCOME[esito],
                 f"{p.name}: {esito}" + (f" (margine {margin:+d})" if margin is not None else "") + ".",
-                T.R_ROLL, roll=it.index, expected=p.value, found=self._face(it.roll), assumption=assumption)
+                T.R_ROLL, roll=it.index, expected=p.value, found=face_of(it.roll), assumption=assumption)
         if esito == "fallimento":
             return state, set()
         if p.type == "Curativo":
@@ -700,7 +664,7 @@ class Poteri:
         ctx.add(_POWER_OUTCOME[esito], f"{p.name}: {esito}" + (f" (margine {margin:+d}, Intensità +{intensity})"
                                                        if margin is not None and esito == "successo" else "")
                 + f"; {spend} PF spesi.", T.R_ROLL if esito != "critico" else T.R_CRIT, roll=it.index,
-                expected=p.value, found=self._face(it.roll), assumption=assumption, pf=spend, intensity=intensity)
+                expected=p.value, found=face_of(it.roll), assumption=assumption, pf=spend, intensity=intensity)
         if esito == "fallimento":
             if damage_item is not None:
                 ctx.add("poteri.damage_after_failure",
@@ -780,8 +744,8 @@ class Poteri:
                 ctx.add("poteri.wrong_resistance",
                         f"{p.power} si resiste con {p.stat}, non con {stat_named}.", T.R_RESIST, roll=it.index,
                         expected=p.stat, found=stat_named)
-            c = _find(state.registry.characters, poster)
-            st = _find(c.stats, p.stat) if (c and p.stat) else None
+            c = find(state.registry.characters, poster)
+            st = find(c.stats, p.stat) if (c and p.stat) else None
             value = st.total if st is not None else None
             esito, margin, assumption = self._outcome(state, it, value, ctx, T.R_RESIST, "la Resistenza")
             if esito is None:
@@ -827,43 +791,9 @@ class Poteri:
                     T.R_CRIT_ATTACK, roll=extra.index, expected=0, found=1)
         return state
 
-    # ---- the poster's schema
-
-    def _schema(self, state: State, post: Post, actor: str, ctx: _Ctx, fresh: bool) -> State:
-        s = post.schema
-        f = state.fighters[actor]
-        if s is None:
-            return self._set(state, replace(f, seen=True))
-        updates: dict[str, Any] = {"seen": True}
-        for key, attr, what in (("PF", "pf", "Punti Fatica"), ("PD", "pd", "Punti Danno")):
-            res = s.resources.get(key)
-            if res is None:
-                continue
-            mine = getattr(f, attr)
-            mx = getattr(f, attr + "_max")
-            if mx is None and res.max is not None:
-                updates[attr + "_max"] = res.max
-            elif mx is not None and res.max is not None and mx != res.max:
-                ctx.add("registro.max_mismatch", f"I {what} massimi di {actor} sono {mx}, lo schema "
-                        f"scrive {res.max}.", T.R_TYPES, expected=mx, found=res.max, resource=key)
-            if mine is None or fresh:
-                updates[attr] = res.current
-                continue
-            if res.current != mine:
-                ctx.add(_REGISTRO_MISMATCH[key],
-                        f"{actor} dovrebbe avere {key} {mine} ({what}), lo schema scrive {res.current}.",
-                        T.R_PF if key == "PF" else T.R_DAMAGE, expected=mine, found=res.current, resource=key)
-        return self._set(state, replace(f, **updates))
-
 
 def _canon(state: State, name: str | None) -> str | None:
-    if not name:
-        return None
-    key = fold(name)
-    for n in list(state.fighters) + list(state.registry.characters):
-        if fold(n) == key:
-            return n
-    return name.strip()
+    return canon(state, name)
 
 
 RULESET = Poteri()

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from ...history import Roll
+from .._shared import fold
+
+__all__ = ["Label", "gm_constant", "line_after", "parse", "position_in"]
 
 # `Azione [Tecnica, Tecnica] {Tag} (Attore vs Bersaglio, Altro): (+2 [Motivo] -4 [Motivo]) resto`
 _ACTION = re.compile(r"^\s*([^\[\(\{:]*)")
@@ -16,13 +17,6 @@ _PARTIES = re.compile(r"\(([^()]*?)\s+(?:vs\.?|contro)\s+([^()]*?)\)", re.I)
 _MODIFIER = re.compile(r"([+\-−–])\s*(\d+)\s*\[([^\]]+)\]")
 _MULTIPLIER = re.compile(r"(?<![\w\[])[x×*]\s*(\d+)\b(?:\s*\[([^\]]+)\])?", re.I)
 _NUMBER_AFTER = "(?:\\s*[:=]?\\s*)(\\d+)"
-
-
-def fold(text: str) -> str:
-    """Lower-case, accents removed, spaces collapsed: how names are compared."""
-    nfkd = unicodedata.normalize("NFKD", text or "")
-    plain = "".join(c for c in nfkd if not unicodedata.combining(c))
-    return " ".join(plain.lower().split())
 
 
 @dataclass(frozen=True)
@@ -123,28 +117,6 @@ def position_in(body: str, raw_label: str) -> tuple[int, int] | None:
         return sum(len(re.sub(r"\s+", "", ln)) for ln in chunk if ln.strip() and not _NOT_NARRATIVE.search(ln))
 
     return narrative(lines[:at]), narrative(lines[at + 1:])
-
-
-def as_int(value: Any) -> int | None:
-    """A registry number, or None when it is missing or not a whole number (bad input is never a crash)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value):
-        return int(value)
-    return None
-
-
-def as_list(value: Any) -> list[Any]:
-    """A registry list; a lone string is a one-item list."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return list(value)
-    return [value]
 
 
 def gm_constant(r: Roll, declared: int) -> Roll:

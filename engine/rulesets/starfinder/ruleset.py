@@ -7,9 +7,12 @@ from typing import Any
 
 from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread
-from ...verdicts import Verdict, make_verdict
+from ...verdicts import Verdict
+from .._shared import Collector as _Ctx
+from .._shared import (Conditions, Pool, as_int, as_list, canon, ensure_fighter, face_of, find, fold, next_in_order,
+                       pool_max, pool_stats, poster_name, read_schema, registro_lines, set_fighter)
 from . import tables as T
-from .labels import Label, as_int, as_list, fold, gm_constant, line_after, parse
+from .labels import Label, gm_constant, line_after, parse
 
 KEYWORDS = ("CAE", "CAC", "CA", "CD")
 
@@ -31,6 +34,7 @@ SETTINGS: tuple[Setting, ...] = (
 
 # Codes spelled out whole, so that every code the ruleset emits can be found in its source (tests/test_docs.py).
 _REGISTRO_MISMATCH = {"PS": "registro.ps_mismatch", "PF": "registro.pf_mismatch", "PR": "registro.pr_mismatch"}
+_POOLS = tuple(Pool(k, k.lower(), None, T.R_POOLS, T.R_POOLS) for k in ("PS", "PF", "PR"))
 _STABILISED = re.compile(r"(?im)^\s*stabilizzat[oaie]\s*[:\-]\s*(.+?)\s*$")
 _ROUND_LINE = re.compile(r"(?im)^\s*round\s+(\d+)\b")
 _STATED_DAMAGE = re.compile(r"(?i)danni\s+(?:totali|inflitti)\s*[:=]?\s*(\d+)")
@@ -40,7 +44,7 @@ _RENOUNCE = re.compile(r"(?i)rinunci\w*\s+(?:al(?:la)?\s+)?(?:tiro\s+salvezza|ts
 # --------------------------------------------------------------------------- state
 
 @dataclass(frozen=True)
-class Fighter:
+class Fighter(Conditions):
     name: str
     ps: int | None = None
     ps_max: int | None = None
@@ -53,14 +57,6 @@ class Fighter:
     seen: bool = False  # has posted (its schema was read) at least once
     touched: bool = False  # the engine changed its pools before it first posted
     since: tuple[tuple[int, str, str], ...] = ()  # Registro lines owed: changes since its last post
-
-    def has(self, cond: str) -> bool:
-        return cond in self.conditions
-
-    def with_cond(self, *add: str, drop: tuple[str, ...] = ()) -> Fighter:
-        conds = [c for c in self.conditions if c not in drop]
-        conds += [c for c in add if c not in conds]
-        return replace(self, conditions=tuple(conds))
 
 
 @dataclass(frozen=True)
@@ -92,40 +88,16 @@ class State:
 # --------------------------------------------------------------------------- registry helpers
 
 def _char(state: State, name: str | None) -> Character | None:
-    if not name:
-        return None
-    reg = state.registry.characters
-    if name in reg:
-        return reg[name]
-    key = fold(name)
-    for n, c in reg.items():
-        if fold(n) == key:
-            return c
-    return None
+    return find(state.registry.characters, name)
 
 
 def _canon(state: State, name: str | None) -> str | None:
     """The fighter name a label or post means (registry / known fighters win, case and accents ignored)."""
-    if not name:
-        return None
-    key = fold(name)
-    for n in list(state.fighters) + list(state.registry.characters):
-        if fold(n) == key:
-            return n
-    return name.strip()
+    return canon(state, name)
 
 
 def _technique(state: State, name: str | None) -> Technique | None:
-    if not name:
-        return None
-    techs = state.registry.techniques
-    if name in techs:
-        return techs[name]
-    key = fold(name)
-    for n, t in techs.items():
-        if fold(n) == key:
-            return t
-    return None
+    return find(state.registry.techniques, name)
 
 
 def _mod(c: Character | None, ability: str) -> int | None:
@@ -207,18 +179,6 @@ def _mode(w: Technique | None, label: Label) -> str | None:
 # --------------------------------------------------------------------------- the ruleset
 
 @dataclass
-class _Ctx:
-    post: Post
-    verdicts: list[Verdict] = field(default_factory=list)
-
-    def add(self, code: str, message: str, rule: str, roll: int | None = None,
-            expected: Any = None, found: Any = None, assumption: str | None = None, **details: Any) -> None:
-        # the severity is the code's, from the one table (engine.verdicts.CODE_SEVERITY)
-        self.verdicts.append(make_verdict(code, message, rule, self.post.id, roll=roll, expected=expected,
-                                          found=found, details=details, assumption=assumption))
-
-
-@dataclass
 class _Item:
     index: int
     roll: Roll
@@ -274,9 +234,8 @@ class Starfinder:
         """Who posts next, the saves it owes, its pools, the Registro lines to copy and ready dice tags."""
         nxt = character
         if nxt is None and state.order:
-            alive = [n for n in state.order if not state.fighters.get(n, Fighter(n)).has("Morto")]
-            if alive:
-                nxt = alive[(alive.index(state.last) + 1) % len(alive)] if state.last in alive else alive[0]
+            nxt = next_in_order([n for n in state.order if not state.fighters.get(n, Fighter(n)).has("Morto")],
+                                state.last)
         hint: dict[str, Any] = {"ruleset": self.id, "round": state.round, "character": nxt, "incoming": [],
                                 "stats": {}, "registro": [], "hints": [], "dice_tags": []}
         if nxt is None:
@@ -284,16 +243,12 @@ class Starfinder:
             return hint
         f = state.fighters.get(nxt, Fighter(nxt))
         summary = self.characters(state).get(nxt, {})
-        for key, attr in (("PS", "ps"), ("PF", "pf"), ("PR", "pr")):
-            if getattr(f, attr) is not None:
-                mx = getattr(f, attr + "_max")
-                hint["stats"][key] = f"{getattr(f, attr)}/{mx}" if mx is not None else getattr(f, attr)
+        hint["stats"].update(pool_stats(f, (("PS", "ps"), ("PF", "pf"), ("PR", "pr"))))
         for key in ("CAE", "CAC"):
             if summary.get(key) is not None:
                 hint["stats"][key] = summary[key]
         hint["state"] = summary
-        hint["registro"] = [{"amount": a, "resource": r, "label": lab, "line": f"{a:+d} {r} [{lab}]"}
-                            for a, r, lab in f.since]
+        hint["registro"] = registro_lines(f.since)
         for p in state.pending:
             if p.target != nxt:
                 continue
@@ -338,8 +293,7 @@ class Starfinder:
     def step(self, state: State, post: Post) -> tuple[State, list[Verdict]]:
         ctx = _Ctx(post)
         fresh = False
-        actor = _canon(state, post.character or (post.schema.character if post.schema else None)
-                       or (post.author if post.role == "player" else None))
+        actor = _canon(state, poster_name(post))
         if post.role == "player" and actor:
             state = self._ensure(state, actor)
             f0 = state.fighters[actor]
@@ -371,7 +325,7 @@ class Starfinder:
                     resolved_saves.add(idx)
         if post.role == "player" and actor:
             state = self._unrolled_saves(state, post, actor, resolved_saves, ctx)
-            state = self._schema(state, post, actor, ctx, fresh)
+            state = read_schema(state, post.schema, actor, ctx, _POOLS, fresh, _REGISTRO_MISMATCH)
             state = self._set(state, replace(state.fighters[actor], since=()))  # its Registro is written
             state = replace(state, last=actor)
         return state, ctx.verdicts
@@ -379,19 +333,14 @@ class Starfinder:
     # ---- fighters and rounds
 
     def _fighter_from_registry(self, name: str, c: Character) -> Fighter:
-        def mx(key: str) -> int | None:
-            r = c.resources.get(key)
-            return None if r is None else (r.max if r.max is not None else r.current)
-        ps, pf, pr = mx("PS"), mx("PF"), mx("PR")
+        ps, pf, pr = pool_max(c, "PS"), pool_max(c, "PF"), pool_max(c, "PR")
         return Fighter(name=name, ps=ps, ps_max=ps, pf=pf, pf_max=pf, pr=pr, pr_max=pr)
 
     def _ensure(self, state: State, name: str) -> State:
-        if name in state.fighters:
-            return state
-        return replace(state, fighters={**state.fighters, name: Fighter(name=name)})
+        return ensure_fighter(state, name, Fighter)
 
     def _set(self, state: State, f: Fighter) -> State:
-        return replace(state, fighters={**state.fighters, f.name: f})
+        return set_fighter(state, f)
 
     def _round(self, state: State, post: Post, actor: str, ctx: _Ctx) -> State:
         order = state.order if actor in state.order else state.order + (actor,)
@@ -504,17 +453,10 @@ class Starfinder:
                     "Il tiro non è autentico (scritto a mano o non coerente con il lancio del forum).",
                     rule, roll=it.index, expected="tiro del forum", found=", ".join(r.problems) or r.source)
 
-    def _face(self, r: Roll) -> int | None:
-        if r.faces:
-            return r.faces[0]
-        if r.total is not None:
-            return r.total - r.constant
-        return None
-
     def _better(self, g: _Group, ctx: _Ctx, rule: str) -> tuple[int | None, int, list[int]]:
         """The d20 face that counts after rerolls / roll-twice: (face, index of the roll used, all faces)."""
         head = g.head
-        face = self._face(head.roll)
+        face = face_of(head.roll)
         used = head.index
         faces = [face] if face is not None else []
         best = [i for i in g.extra if i.kind == "twice" and "peggior" not in fold(i.label.raw)]
@@ -535,7 +477,7 @@ class Starfinder:
         for extra in g.extra:
             if not self._check_d20(extra, ctx, T.R_REROLL):
                 continue
-            f2 = self._face(extra.roll)
+            f2 = face_of(extra.roll)
             applied += 1
             if applied > 1:
                 ctx.add("starfinder.reroll_limit",
@@ -1054,36 +996,6 @@ class Starfinder:
                         "vale come fallito.", T.R_SAVES, expected=p.save, found=None)
             state = self._save_effect(state, p, False, ctx, None)
         return state
-
-    # ---- the poster's schema
-
-    def _schema(self, state: State, post: Post, actor: str, ctx: _Ctx, fresh: bool) -> State:
-        s = post.schema
-        f = state.fighters[actor]
-        if s is None:
-            return replace(state, fighters={**state.fighters, actor: replace(f, seen=True)})
-        updates: dict[str, Any] = {"seen": True}
-        for key, attr in (("PS", "ps"), ("PF", "pf"), ("PR", "pr")):
-            res = s.resources.get(key)
-            if res is None:
-                continue
-            mine = getattr(f, attr)
-            mx = getattr(f, attr + "_max")
-            if mx is None and res.max is not None:
-                updates[attr + "_max"] = res.max
-            elif mx is not None and res.max is not None and res.max != mx:
-                ctx.add("registro.max_mismatch",
-                        f"I {key} massimi di {actor} sono {mx}, lo schema scrive {res.max}.",
-                        T.R_POOLS, expected=mx, found=res.max, resource=key)
-            if mine is None or fresh:
-                updates[attr] = res.current  # the first schema opens the fight's accounts
-                continue
-            if res.current != mine:
-                ctx.add(_REGISTRO_MISMATCH[key],
-                        f"{actor} dovrebbe avere {key} {mine}, lo schema scrive {res.current}.",
-                        T.R_POOLS, expected=mine, found=res.current, resource=key)
-        f = replace(f, **updates)
-        return replace(state, fighters={**state.fighters, actor: f})
 
 
 def _product(ms: list[int]) -> int:

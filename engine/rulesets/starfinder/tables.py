@@ -1,7 +1,7 @@
 """Starfinder's rule tables as data: damage types → CA, saves → abilities, label words, rule paragraphs."""
 from __future__ import annotations
 
-from .labels import fold
+from .._shared import fold
 
 # "Classe Armatura di Energia": acido, freddo, elettricità, fuoco, sonoro (Italian and English abbreviations).
 ENERGY_TYPES = frozenset({

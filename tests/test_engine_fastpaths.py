@@ -1,0 +1,190 @@
+"""The replay's fast paths give the same values as the plain ones: collector paused and restored, fast constructors,
+cached summaries and roll checks, incremental replay equal to a full one."""
+from __future__ import annotations
+
+import gc
+import sys
+import pathlib
+
+import pytest
+
+from engine.core import Setting, replay
+from engine.history import CombatHistory, Thread
+from engine.rulesets.guida import hints as H
+from engine.rulesets.guida.checks import RollCheck, RollContext, check, check_roll
+from engine.rulesets.guida.actions import ACTIONS
+from engine.rulesets.guida.messages import verdict
+from engine.rulesets.guida.state import DueDamage, Fighter, Hit, Incoming, evolve, maker
+from engine.verdicts import Verdict
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
+from bench_replay import generate  # noqa: E402
+
+THREAD = Thread(url="https://x.forumfree.it/?t=1", platform="forumfree", host="x.forumfree.it", thread_id="1",
+                title="t", pages=1, fetched_at=None)
+
+
+class _Boom:
+    """A ruleset whose step fails on its second post (a bug): replay raises, the collector must come back."""
+
+    id = "test-boom"
+    title = "boom"
+    settings: tuple[Setting, ...] = ()
+
+    def initial_state(self, thread, registry, settings):
+        return 0
+
+    def step(self, state, post):
+        if state:
+            raise RuntimeError("boom")
+        return state + 1, []
+
+    def characters(self, state):
+        return {}
+
+    def next_hint(self, state, character=None):
+        return {}
+
+
+def test_replay_restores_the_collector_as_it_was():
+    history = generate(6)
+    assert gc.isenabled()
+    replay(history, "guida")
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        replay(CombatHistory(thread=THREAD, posts=history.posts[:2]), _Boom())
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        replay(history, "guida")
+        assert not gc.isenabled()  # a caller's choice is left alone
+    finally:
+        gc.enable()
+
+
+def test_replay_leaves_frozen_objects_frozen_and_collects_cycles_later():
+    history = generate(6)
+    assert gc.get_freeze_count() == 0
+    replay(history, "guida")
+    assert gc.get_freeze_count() == 0  # its own freeze + unfreeze leaves nothing frozen
+    frozen = [[]]  # someone else's frozen object (a server that froze its preloaded heap)
+    frozen.append(frozen)
+    gc.freeze()
+    try:
+        assert not any(o is frozen for o in gc.get_objects())  # the permanent generation is not listed
+        replay(history, "guida")
+        assert gc.get_freeze_count() > 0
+        assert not any(o is frozen for o in gc.get_objects())  # still frozen: not thawed by the replay
+    finally:
+        gc.unfreeze()
+    cycle: list = []
+    cycle.append(cycle)
+    del cycle, frozen
+    replay(history, "guida")
+    assert gc.collect() >= 2  # cyclic garbage made around a replay is still found by a full collection
+
+
+def test_incremental_replay_equals_full_replay():
+    history = generate(60)
+    head = CombatHistory(thread=history.thread, posts=history.posts[:-15], registry=history.registry)
+    full = replay(history, "guida")
+    incremental = replay(history, "guida", previous=replay(head, "guida"))
+    assert incremental.replayed == 15
+    assert incremental.to_dict() == full.to_dict()
+
+
+def test_maker_builds_what_the_constructor_builds():
+    inc = ("p#0#Q", "H", "Q", "p", 0, "attacco", ("Artigli",), 14, 14, 8, None, False, "p#0", None, 1, False,
+           1, False, False)
+    assert maker(Incoming)(*inc) == Incoming(*inc)
+    assert maker(Hit)(Incoming(*inc), "q", 1, ("r",), "Protezione", None, None) == Hit(
+        Incoming(*inc), "q", 1, ("r",), "Protezione")
+    assert maker(DueDamage)(5, "PV", "H", None, "p", "motore") == DueDamage(5, "PV", "H", None, "p", "motore")
+    f = maker(Fighter)("Q", pv=3)
+    assert f == Fighter("Q", pv=3)
+    assert f.uses_attack == {} and f.stacks.entries == ()  # defaults and factories filled
+    with pytest.raises(TypeError):
+        maker(Hit)(Incoming(*inc))  # required fields are required
+
+
+def test_fast_verdict_equals_the_dataclass():
+    v = verdict("outcome.hit", "p1", "msg", "rule", roll=2, expected=3, found=4, details={"a": 1})
+    assert v == Verdict("outcome.hit", "info", "msg", "rule", "p1", 2, 3, 4, {"a": 1}, None)
+    assert verdict("ruling.needed", "p1", "m", "r").details == {}
+
+
+def test_character_summary_is_rebuilt_when_a_shown_field_changes():
+    history = generate(4)
+    state = replay(history, "guida").snapshots[-1].state
+    first = H.characters(state)
+    assert H.characters(state) == first
+    hollow = state.fighters["Hollow"]
+    # a field the summary does not show: the same summary; one it shows: a new one with the new value
+    same = evolve(state, fighters={**state.fighters, "Hollow": evolve(hollow, due=())})
+    assert H.characters(same)["Hollow"] is first["Hollow"]
+    hurt = evolve(state, fighters={**state.fighters, "Hollow": evolve(hollow, pv=1)})
+    assert H.characters(hurt)["Hollow"]["pv"] == 1
+    assert H.characters(state)["Hollow"]["pv"] == hollow.pv
+
+
+def test_check_and_check_roll_agree_and_stamp_each_roll():
+    history = generate(6)
+    roll = history.posts[3].rolls[1]
+    spec = ACTIONS["attacco"]
+    ctx = RollContext(spec=spec, phase="offensiva", destrezza=9, destrezza_schema=4, attack=True)
+    a = check_roll("p1", 1, roll, ctx)
+    b = check("p2", 5, roll, spec, "offensiva", 9, 4, (), frozenset(), True)
+    assert isinstance(a, RollCheck) and a.verdicts
+    assert [v.post for v in a.verdicts] == ["p1"] * len(a.verdicts)
+    assert [v.post for v in b.verdicts] == ["p2"] * len(b.verdicts)
+    assert {v.roll for v in b.verdicts} <= {5, None}
+    assert [(v.code, v.message) for v in a.verdicts] == [(v.code, v.message) for v in b.verdicts]
+    assert (a.face, a.rendered, a.total) == (b.face, b.rendered, b.total)
+    # the cached verdicts are copies: changing one roll's details leaves the next roll's alone
+    a.verdicts[0].details["x"] = 1
+    assert "x" not in check_roll("p3", 1, roll, ctx).verdicts[0].details
+
+
+def test_damage_memo_follows_the_registry():
+    from engine.history import Registry, Technique
+    from engine.rulesets.guida import step as ST
+
+    history = generate(8)
+    strong = Registry(techniques={"Artigli": Technique("Artigli", potenziale=20, extra={"bonus_statistica": 3})})
+
+    def damages(registry):
+        audit = replay(history, "guida", registry)
+        return [(v.code, v.expected) for p in audit.posts for v in p.verdicts if v.code.startswith("damage.")]
+
+    with_registry = damages(strong)
+    without = damages(None)
+    assert with_registry != without  # Potenza 23 from the registry, not the 14 the posts state
+    assert damages(strong) == with_registry
+    ST._DAMAGE_MEMO[0] = (None, None, {})  # a cold memo gives the same numbers
+    assert damages(strong) == with_registry
+    assert damages(None) == without
+
+
+@pytest.mark.parametrize("field,value,key,shown", [
+    ("pv", 1, "pv", 1), ("pv_max", 2, "pv_max", 2), ("pe", 3, "pe", 3), ("pe_max", 4, "pe_max", 4),
+    ("turn", 99, "turn", 99), ("costrizione", 7, "costrizione", 7),
+    ("conditions", ("Accecamento",), "conditions", ["Accecamento"]),
+    ("costrizioni", ("Blocco Braccia",), "conditions", ["Blocco Braccia"]),
+])
+def test_every_shown_field_refreshes_the_cached_summary(field, value, key, shown):
+    state = replay(generate(4), "guida").snapshots[-1].state
+    H.characters(state)  # cache the summaries
+    hollow = state.fighters["Hollow"]
+    changed = evolve(state, fighters={**state.fighters, "Hollow": evolve(hollow, **{field: value})})
+    assert H.characters(changed)["Hollow"][key] == shown
+
+
+def test_stacks_refresh_the_cached_summary():
+    from engine.rulesets.guida import stacks as S
+
+    state = replay(generate(4), "guida").snapshots[-1].state
+    H.characters(state)
+    hollow = state.fighters["Hollow"]
+    stacks = S.apply(hollow.stacks, [("Sbilanciamento", 2)], turn=hollow.turn).stacks
+    changed = evolve(state, fighters={**state.fighters, "Hollow": evolve(hollow, stacks=stacks)})
+    assert H.characters(changed)["Hollow"]["stacks"] == {"Sbilanciamento": 2}
