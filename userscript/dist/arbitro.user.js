@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 5b99bafc47eb). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest c320a146b05e). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -1080,7 +1080,8 @@ function badgeTitle(s) {
   return parts.join(", ");
 }
 
-function stacksList(stacks) {
+// `expiry` (optional): {name: "fine del turno N di X"} when the counts come as a plain {name: count} map.
+function stacksList(stacks, expiry) {
   const out = [];
   if (Array.isArray(stacks)) {
     for (const s of stacks) {
@@ -1089,7 +1090,8 @@ function stacksList(stacks) {
     }
   } else if (isPlainObject(stacks)) {
     for (const [name, v] of Object.entries(stacks)) {
-      if (typeof v === "number") out.push({ name, count: v });
+      const expires = isPlainObject(expiry) && expiry[name] !== undefined ? expiry[name] : undefined;
+      if (typeof v === "number") out.push(expires === undefined ? { name, count: v } : { name, count: v, expires });
       else if (isPlainObject(v)) out.push({ ...v, name });
       else out.push({ name, count: v });
     }
@@ -1131,7 +1133,7 @@ function stateFor(states, name) {
 }
 
 function stripText(st) {
-  const parts = resourcesText(st).concat(stacksList(st.stacks).map(fmtStack));
+  const parts = resourcesText(st).concat(stacksList(st.stacks, st.stacks_expiry).map(fmtStack));
   for (const c of asArray(st.conditions)) parts.push(typeof c === "string" ? c : fmtValue(c));
   return parts.join(" · ");
 }

@@ -21,8 +21,8 @@ from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
 from .checks import (
-    _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, RollContext, _multi, check, check_roll,
-    declared as declared_requirements, label_key, live_stat, multi_kind, requirement_declared, requirement_stacks,
+    _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, _multi, check, declared as declared_requirements, label_key,
+    live_stat, requirement_stacks,
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
@@ -135,7 +135,7 @@ class _Post:
         self.post = post
         self.name = name
         self.verdicts: list[Verdict] = []
-        self.fighters: dict[str, Fighter] = dict(state.fighters)
+        self.fighters: dict[str, Fighter] = state.fighters.copy()  # a mappingproxy's copy is its dict's: one block
         self.incoming: list[Incoming] = list(state.incoming)
         self.hits: list[Hit] = list(state.hits)
         self.new_incoming: list[Incoming] = []
@@ -154,7 +154,8 @@ class _Post:
 
 
 def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[GuidaState, list[Verdict]]:
-    """A player's post; `extra` goes into the new state's `extra` (what a Game-Master dice post needs)."""
+    """A player's post; `extra` (a fresh dict, kept) goes into the new state's `extra` (what a Game-Master dice
+    post needs)."""
     name = character_of(state, post)
     p = _Post(state, post, name)
     if name not in p.fighters:
@@ -196,7 +197,7 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
     incoming = tuple([a for a in p.incoming if a.target != name] + p.new_incoming)
     new = evolve(state, fighters=MappingProxyType(p.fighters), order=order, last=name, incoming=incoming,
                  hits=tuple(p.hits), posts=state.posts + 1, aliases=aliases,
-                 extra=MappingProxyType({**state.extra, **extra}))
+                 extra=MappingProxyType(extra if state.extra.keys() <= extra.keys() else {**state.extra, **extra}))
     return new, p.verdicts
 
 
