@@ -137,17 +137,8 @@ class Audit:
             "settings": self.settings,
             "posts": [p.to_dict() for p in self.posts],
             "characters": self.characters,
-            "next": _public_next(self.next),
+            "next": self.next,
         }
-
-
-def _public_next(nxt: dict[str, Any]) -> dict[str, Any]:
-    """The hint as the document shows it: one list of dice tags, `dice_tags`. `dice` (guida's older name for the
-    same list) stays on the in-memory Audit for engine/report.py; in the document it would be shown twice by
-    readers that take both."""
-    if "dice" in nxt and "dice_tags" in nxt:
-        return {k: v for k, v in nxt.items() if k != "dice"}
-    return nxt
 
 
 def _fast(cls: type, names: tuple[str, ...]) -> Any:

@@ -100,7 +100,7 @@ def render_text(audit: Audit, *, colour: bool = False, character: str | None = N
         lines.append(paint(_next_title(nxt), bold=True))
         for h in nxt.get("hints", []):
             lines.append(f"  - {h}")
-        dice = nxt.get("dice") or []
+        dice = nxt.get("dice_tags") or []
         if dice:
             lines.append("  Dadi pronti da incollare:")
             for d in dice:
@@ -159,8 +159,8 @@ def render_markdown(audit: Audit, *, character: str | None = None) -> str:
     if nxt.get("character"):
         out += ["", f"## {_next_title(nxt, _md_escape)}", ""]
         out += [f"- {_md_escape(h)}" for h in nxt.get("hints", [])]
-        if nxt.get("dice"):
-            out += [""] + _md_code_block([d["tag"] for d in nxt["dice"]])
+        if nxt.get("dice_tags"):
+            out += [""] + _md_code_block([d["tag"] for d in nxt["dice_tags"]])
     return "\n".join(out) + "\n"
 
 

@@ -40,6 +40,9 @@ def characters(state: GuidaState) -> dict[str, dict[str, Any]]:
             summary = f.__dict__[SUMMARY] = {
                 "pv": f.pv, "pv_max": f.pv_max, "pe": f.pe, "pe_max": f.pe_max,
                 "stacks": f.stacks.counts() if f.stacks.entries else {},
+                # when each category ends ("fine del turno N di X"): the overlay's strip shows it beside the count
+                "stacks_expiry": {e.name: e.expires.describe() for e in f.stacks.entries if e.expires}
+                if f.stacks.entries else {},
                 "conditions": list(f.conditions + f.costrizioni),
                 "turn": f.turn,
                 "costrizione": f.costrizione,
@@ -65,8 +68,7 @@ def _stack_rows(f: Fighter, turn: int) -> list[dict[str, Any]]:
 def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]:
     who = state.aliases.get(character.lower(), character) if character else next_character(state)
     if who is None:
-        return {"character": None, "incoming": [], "hints": ["Nessun turno giocato finora."], "dice_tags": [],
-                "dice": []}
+        return {"character": None, "incoming": [], "hints": ["Nessun turno giocato finora."], "dice_tags": []}
     f = state.fighters.get(who) or Fighter(name=who, stacks=S.StackSet(who))
     turn = f.turn + 1
     counts = f.stacks.counts(turn)
@@ -205,6 +207,4 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         "pending_calcs": calc_rows,
         "hints": hints,
         "dice_tags": dice,
-        # the same list under its older name: engine/report.py still reads `dice`
-        "dice": dice,
     }
