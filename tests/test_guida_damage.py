@@ -171,6 +171,11 @@ def test_type2_new_application_resets_the_count():
     counts = [p.state["Hollow"]["stacks"].get("Storpiatura Articolare", 0) for p in a.posts if p.character == "Hollow"]
     # turns 1..6 of Hollow: applied after turn 1 and after turn 2; the second resets the clock to turn 2 + 3
     assert counts == [0, 1, 2, 2, 2, 0]
+    # the summary says when the category ends, for the overlay's strip
+    hollow = [p.state["Hollow"] for p in a.posts if p.character == "Hollow"]
+    assert "Storpiatura Articolare" in hollow[2]["stacks_expiry"]
+    assert "Hollow" in hollow[2]["stacks_expiry"]["Storpiatura Articolare"]
+    assert hollow[5]["stacks_expiry"] == {}
 
 
 def test_type1_over_limit():
