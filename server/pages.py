@@ -13,6 +13,20 @@ from .security import check_forum_url, client_key
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
+
+@bp.app_template_filter("quando")
+def quando(value: Any) -> str:
+    """An ISO 8601 moment as Italian readers write it: `30/11/2026 14:38 UTC`; anything else as given."""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return str(value)
+    if moment.tzinfo is None:
+        return moment.strftime("%d/%m/%Y %H:%M")
+    return moment.astimezone(timezone.utc).strftime("%d/%m/%Y %H:%M UTC")
+
 SEVERITY_ICON = {"error": "✗", "warning": "⚠", "info": "ℹ"}  # ℹ: in the fonts headless browsers ship
 SEVERITY_LABEL = {"error": "errore", "warning": "avviso", "info": "nota"}
 # resources charted when a fighter's state has them (current value; `<key>_max` gives the scale)

@@ -50,7 +50,7 @@ def test_report_page_content(app, client):
     assert "cdn" not in html.lower() and "<script" not in html
     # stacks over time and the summary
     assert "Stack nel tempo" in html and "Sbilanciamento ×2" in html
-    assert re.search(r'<span class="n">10</span> turni', html)
+    assert re.search(r'<span class="n">10</span> post', html)
     assert re.search(r'<span class="n">1</span> errori', html)
     assert '<b id="next-character">Hollow</b>' in html
     assert f'href="/audit/{rec.id}.json"' in html and f'href="/audit/{rec.id}.md"' in html
@@ -157,3 +157,11 @@ def test_report_of_the_fixture_fight_in_chromium(tmp_path, page, build_dir):
     finally:
         live.stop()
         app.extensions["arbitro"].close()
+
+
+def test_report_dates_read_as_italian_readers_write_them():
+    from server.pages import quando
+
+    assert quando("2026-11-30T14:38:07.017992Z") == "30/11/2026 14:38 UTC"
+    assert quando("2026-11-09T12:00:00+01:00") == "09/11/2026 11:00 UTC"
+    assert quando("non una data") == "non una data"
