@@ -34,22 +34,40 @@ def _roll(action: str, techs: tuple[str, ...], actor: str, target: str, sides: i
                 total=face + const, label=label.raw, tag=label, source="forum_roller", authentic=True)
 
 
+def _protezione(i: int) -> int:
+    """Post i's Protezione total without Destrezza (d24 face + Bonus Protezione 2)."""
+    return 1 + (i * 7) % 24 + 2
+
+
+def _attacco(i: int) -> int:
+    """Post i's Attacco total without Destrezza (d12 face + Raggio Ottimale 2)."""
+    return 1 + (i * 5) % 12 + 2
+
+
 def generate(n_posts: int) -> CombatHistory:
-    """Two fighters trading blows: attack, defence + attack, damage calcs and Registro lines, every post."""
+    """Two fighters trading blows: Protezione + Attacco and a Registro line every post, a Calcolo after each hit."""
     names = ("Hollow", "Quincy")
     stats = {"Hollow": {"Destrezza": Stat(6), "Costituzione": Stat(4)},
              "Quincy": {"Destrezza": Stat(4), "Costituzione": Stat(5)}}
     posts = []
     pv = {"Hollow": 10_000, "Quincy": 10_000}
+    landed: list[bool] = []  # post i's Attacco was not annulled (its author's Protezione held)
     for i in range(n_posts):
         me, other = names[i % 2], names[(i + 1) % 2]
         dex = stats[me]["Destrezza"].base
         rolls = []
         if i:
-            rolls.append(_roll("Protezione", (), me, other, 24, 1 + (i * 7) % 24, ((2, "Bonus Protezione"), (dex, "Destrezza"))))
-        rolls.append(_roll("Attacco", ("Artigli",), me, other, 12, 1 + (i * 5) % 12, ((2, "Raggio Ottimale"), (dex, "Destrezza"))))
-        damage = (DamageCalc(raw="Calcolo", technique="Artigli", actor=me, target=other, kind="normale",
-                             terms=(DamageTerm("+", "Potenza", 14.0), DamageTerm("-", "Resistenza", 5.0)), result=9),)
+            rolls.append(_roll("Protezione", (), me, other, 24, _protezione(i) - 2, ((2, "Bonus Protezione"), (dex, "Destrezza"))))
+        rolls.append(_roll("Attacco", ("Artigli",), me, other, 12, _attacco(i) - 2, ((2, "Raggio Ottimale"), (dex, "Destrezza"))))
+        # my Protezione against the other's last Attacco (if it was not annulled itself): beaten (lower total) =
+        # my Fase Offensiva is annulled
+        landed.append(i == 0 or not landed[i - 1]
+                      or _protezione(i) + dex >= _attacco(i - 1) + stats[other]["Destrezza"].base)
+        # the Calcolo comes after a hit, as players write it: my Attacco of two posts ago, if it was not annulled
+        # (a Protezione that holds halves the damage: still a hit)
+        damage = ((DamageCalc(raw="Calcolo", technique="Artigli", actor=me, target=other, kind="normale",
+                              terms=(DamageTerm("+", "Potenza", 14.0), DamageTerm("-", "Resistenza", 5.0)), result=9),)
+                  if i >= 2 and landed[i - 2] else ())
         reg = (RegistroEntry(-3, "PV", "Artigli", "-3 PV [Artigli]"),)
         pv[me] -= 3
         schema = PostSchema(sheet_url="https://bench.forumfree.it/?t=9", resources={"PV": Resource(pv[me], 10_000),

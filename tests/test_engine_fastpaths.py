@@ -188,3 +188,29 @@ def test_stacks_refresh_the_cached_summary():
     stacks = S.apply(hollow.stacks, [("Sbilanciamento", 2)], turn=hollow.turn).stacks
     changed = evolve(state, fighters={**state.fighters, "Hollow": evolve(hollow, stacks=stacks)})
     assert H.characters(changed)["Hollow"]["stacks"] == {"Sbilanciamento": 2}
+
+
+@pytest.mark.parametrize("factor, lvl, code", [("prevedibile_attacco", 1, "dice.bonus_not_taken"),
+                                               ("prevedibile_difesa", 2, "dice.missing_modifier")])
+def test_roll_check_cache_ignores_the_use_count_but_the_verdict_tells_it(factor, lvl, code):
+    from engine.rulesets.guida import checks as C
+    from engine.rulesets.guida.step import _prevedibile_req
+
+    roll = generate(6).posts[3].rolls[0]  # a Protezione listing neither Prevedibile factor
+    spec = ACTIONS["protezione"]
+
+    def run(uses: int) -> list[Verdict]:
+        req = _prevedibile_req(factor, lvl, "Artigli", uses)
+        return [v for v in check("p", 0, roll, spec, "difensiva", 4, 4, (req,), frozenset(), False).verdicts
+                if v.code == code]
+
+    C._STATIC.clear()
+    cold = {n: run(n) for n in (4, 5, 6)}  # the first call computes, the others reword the cached verdicts
+    assert len(C._STATIC) == 1  # one entry for every use count
+    for n, found in cold.items():
+        assert len(found) == 1
+        assert f"Artigli usata {n} volte" in found[0].message
+        assert found[0].details == {"technique": "Artigli", "uses": n}
+    for n in (6, 5, 4):  # each as computed on a cold cache
+        C._STATIC.clear()
+        assert [(v.message, v.details) for v in run(n)] == [(v.message, v.details) for v in cold[n]]

@@ -158,8 +158,15 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     the caller has it already."""
     if tag_key is None and roll.tag is not None:
         tag_key = label_key(roll.tag)
+    # a requirement's details (Prevedibile: technique and the growing use count) only word its verdicts: the key
+    # leaves them out, so a long fight does not miss the cache once per use; the verdicts get them back below
+    bare = requirements
+    for r in requirements:
+        if r.details:
+            bare = tuple([_bare(r) if r.details else r for r in requirements])
+            break
     key = (roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
-           tag_key, spec.key, phase, destrezza, destrezza_schema, requirements, allowed_bonuses, attack, destrezza_malus)
+           tag_key, spec.key, phase, destrezza, destrezza_schema, bare, allowed_bonuses, attack, destrezza_malus)
     st = _STATIC.get(key)
     if st is None:
         if len(_STATIC) >= _STATIC_MAX:
@@ -186,6 +193,14 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
     verdicts = tuple([_stamp(v, post, index) for v in st.verdicts]) if st.verdicts else ()
+    for vi, ri, why in st.detailed:
+        # this call's details (the cached verdict may carry another use count): message and details dict
+        req = requirements[ri]
+        v = verdicts[vi]
+        now = req.why()
+        if why and now != why:
+            v.__dict__["message"] = v.message.replace(why, now, 1)
+        v.__dict__["details"] = dict(req.details)
     if rendered is None or st.void:
         total = None
     else:
@@ -209,6 +224,15 @@ class _Static:
     listed: tuple[tuple[str, int], ...]
     forum_constant: int | None  # Forumotion: the constant the label's modifiers make
     void: bool = False  # a roll for an action without a die: no total
+    # verdicts worded from a requirement's details: (verdict index, requirement index, the why() they were worded
+    # with); check() rewords them with the details of the call (the cache key leaves details out)
+    detailed: tuple[tuple[int, int, str], ...] = ()
+
+
+@lru_cache(maxsize=1024)
+def _bare(req: Requirement) -> Requirement:
+    """`req` without its details: what the checks compute from it (the details only word the verdicts)."""
+    return Requirement(req.factor, req.amount, req.label, req.rule, req.bonus)
 
 
 _ROLL = 0  # placeholder index in cached verdicts; check_roll stamps the real one
@@ -353,8 +377,11 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
             P_STATISTICA, roll=index, expected=ctx.destrezza, found=None))
 
     # Maluses imposed by the rules (RULINGS #5: error) and bonuses due (info when not taken).
-    for req in ctx.requirements:
+    detailed: list[tuple[int, int, str]] = []
+    for ri, req in enumerate(ctx.requirements):
         have = listed.get(req.factor, 0)
+        if req.details:
+            n_before = len(out)
         if req.bonus:
             if have < req.amount:
                 out.append(verdict(
@@ -374,6 +401,8 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
                 f"Manca il malus {signed(req.amount)} [{req.label}]{req.why()}" + (f" (elencato {signed(have)})" if have else "") + ".",
                 req.rule, roll=index, expected=req.amount, found=have, details=dict(req.details)))
             corrections.append((req.label, req.amount - have))
+        if req.details and len(out) > n_before:
+            detailed.append((len(out) - 1, ri, req.why()))
     due = {r.factor for r in ctx.requirements if r.bonus} | ctx.allowed_bonuses
     for fac, rule, name in (("preparazione", P_CASUALITA, "Preparazione"), ("contrattacco", P_CASUALITA, "Contrattacco"),
                             ("prevedibile_attacco", P_DESCRIZIONE, "Attacco Prevedibile"),
@@ -391,7 +420,8 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
                 f"Bonus {name} {signed(listed[fac])}: la situazione va confermata dal master.",
                 P_DESCRIZIONE, roll=index, found=listed[fac]))
 
-    return _Static(tuple(out), tuple(corrections), mira, mira_value, tuple(listed.items()), forum_constant)
+    return _Static(tuple(out), tuple(corrections), mira, mira_value, tuple(listed.items()), forum_constant,
+                   detailed=tuple(detailed))
 
 
 def requirement_stacks(f: Fighter, spec: ActionSpec, phase: Phase) -> list[Requirement]:
