@@ -204,6 +204,21 @@ _PAGE_OF = re.compile(r"\b(?:pagina|page|pag\.?)\s+(\d{1,5})\s+(?:di|of|su|sur|d
 X_PAGINATION = f"descendant::*[{has_class('pagination')} or {has_class('pages')}]"
 
 
+def page_from_pagination(doc: etree._Element, current: str, page_no: int, offset: int, step: int | None,
+                         offsets: set[int]) -> tuple[int, int, int | None]:
+    """For a page whose URL does not say its offset (a saved file): (page number, offset, highest page shown) from
+    the pagination, adding the offsets it reveals to `offsets`; page_no/offset as given when it says nothing."""
+    cur, shown_count = shown_page(doc, current)
+    if cur is not None and cur > 1:
+        page_no = cur
+        if step:
+            offset = (cur - 1) * step
+            offsets.add(offset)
+    if shown_count is not None and step:
+        offsets.add((shown_count - 1) * step)
+    return page_no, offset, shown_count
+
+
 def shown_page(doc: etree._Element, current: str) -> tuple[int | None, int | None]:
     """The page number the pagination marks as current (`current`: a relative XPath such as
     `.//li[…active…]`, else the box's "Pagina 2 di 5") and the highest page number it shows.
@@ -567,6 +582,6 @@ def _url_hint(url: str) -> str | None:
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
-    "offset_step", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "offset_step", "page_from_pagination", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers",
 ]

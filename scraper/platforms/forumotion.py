@@ -14,7 +14,7 @@ from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers, origin_of, shown_page,
+    in_containers, origin_of, page_from_pagination,
     offset_step, parse_edit_note, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -132,14 +132,7 @@ class Forumotion:
         shown_count = None
         if not named:
             # nor does it say the offset: the pagination ("Pagina 2 di 2") says which page it is
-            cur, shown_count = shown_page(doc, X_CURRENT_PAGE)
-            if cur is not None and cur > 1:
-                page_no = cur
-                if step:
-                    offset = (cur - 1) * step
-                    offsets.add(offset)
-            if shown_count is not None and step:
-                offsets.add((shown_count - 1) * step)
+            page_no, offset, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, offset, step, offsets)
         # a later page whose offset is unknown (no step): its posts get their bare anchors
         known_offset = page_no == 1 or bool(step)
         post_els = xp(sel["post"])(doc) if "post" in sel else _posts(doc)

@@ -12,7 +12,7 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers, origin_of, shown_page,
+    in_containers, origin_of, page_from_pagination,
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
@@ -83,14 +83,7 @@ class PhpBB:
         shown_count = None
         if query_param(url, "start") is None:
             # a saved page's URL may not say its offset: the pagination (li.active) says which page it is
-            cur, shown_count = shown_page(doc, X_CURRENT_PAGE)
-            if cur is not None and cur > 1:
-                page_no = cur
-                if step:
-                    start = (cur - 1) * step
-                    starts.add(start)
-            if shown_count is not None and step:
-                starts.add((shown_count - 1) * step)
+            page_no, start, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, start, step, starts)
         sel = config.selectors
         dice_test = dice_class_test(config.dice_classes)
         posts: list[Post] = []

@@ -52,14 +52,18 @@ def modificatore(categoria: str) -> Fraction:
     return SBALZO_MODIFICATORE[category(categoria)]
 
 
+def _fattore_casualita(dado: int, da_difesa: bool) -> tuple[int, list[str]]:
+    """The die as the formulas use it: halved for a Sbalzo caused by a Defence."""
+    d = _die(dado)
+    if not da_difesa:
+        return d, []
+    return d // 2, [f"Sbalzo da Difesa: Fattore di Casualità dimezzato {d} → {d // 2}"]
+
+
 def dms(dado: int, bonus_potenziale: int, bonus_statistica: int, forza_avversario: int, categoria: str, *,
         da_difesa: bool = False) -> Calc:
     """Distanza Massima di Sbalzo = (Dado + Bonus Pot. + Bonus Stat. − Forza Avv.) × Modificatore."""
-    d = _die(dado)
-    steps = []
-    if da_difesa:
-        steps.append(f"Sbalzo da Difesa: Fattore di Casualità dimezzato {d} → {d // 2}")
-        d //= 2
+    d, steps = _fattore_casualita(dado, da_difesa)
     mod = modificatore(categoria)
     base = d + bonus_potenziale + bonus_statistica - forza_avversario
     value = Fraction(base) * mod
@@ -73,11 +77,7 @@ def dms(dado: int, bonus_potenziale: int, bonus_statistica: int, forza_avversari
 
 def valore_sbalzo(dado: int, bonus_statistica: int, categoria: str, *, da_difesa: bool = False) -> Calc:
     """Valore di Sbalzo = Dado + Modificatore + Bonus Stat."""
-    d = _die(dado)
-    steps = []
-    if da_difesa:
-        steps.append(f"Sbalzo da Difesa: Fattore di Casualità dimezzato {d} → {d // 2}")
-        d //= 2
+    d, steps = _fattore_casualita(dado, da_difesa)
     mod = modificatore(categoria)
     value = d + mod + bonus_statistica
     steps.append(f"Valore di Sbalzo: Dado {d} + Modificatore {_fmt(mod)} [{category(categoria)}] + "
