@@ -125,7 +125,7 @@ def test_audit_without_a_fight_is_not_refreshed_on_every_view(app, live_server, 
     assert _get(live_server, ff.thread_url, create="1").status_code == 200
     ff.reset_log()
     _get(live_server, ff.thread_url)
-    assert wait_until(lambda: _thread_requests(ff, f"/?t={TID}"), timeout=10)
+    assert wait_until(lambda: _thread_requests(ff, f"/?t={TID}"), timeout=30)  # returns as soon as it holds; generous for a loaded machine
 
 
 def test_create_counts_against_the_rate_limit(server_config, ff):
