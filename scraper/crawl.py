@@ -325,9 +325,8 @@ def saved_page_url(data: bytes) -> str | None:
 
 def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetcher | None, extra: Registry | None,
             progress: Progress | None, previous: Mapping[str, str] | None) -> CrawlResult:
-    from .parse import parse_pages
+    from .parse import history_from_pages
 
-    platform = fetched[0].page.platform
     saved = [f.saved_at for f in fetched if f.saved_at is not None]
     # saved pages: the newest save is the thread's time; a URL crawl: now
     fetched_at = _now_iso() if any(f.result is not None for f in fetched) or not saved else _iso(max(saved))
@@ -337,11 +336,9 @@ def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetche
         registry, sheets = _follow_sheets(fetched, fetcher, progress)
     if extra is not None:
         registry = (registry or Registry()).merged(extra)  # the master's file wins over scraped sheets
-    # one final parse with the registry, so posts get the characters of the sheets they link
-    history = parse_pages([(f.content, f.final_url) for f in fetched], platform=platform, config=config,
-                          fetched_at=fetched_at, registry=registry)
-    if len(set(saved)) > 1:
-        history = _own_page_times(history, fetched, fetched_at)
+    # the pages as read while crawling (each against its own fetch or save time), with the registry, so posts
+    # get the characters of the sheets they link: no page is parsed twice
+    history = history_from_pages([f.page for f in fetched], config=config, fetched_at=fetched_at, registry=registry)
     read = tuple(sorted({f.index for f in fetched}))
     history = replace(history, thread=replace(history.thread, pages_read=read))
     records = tuple(_page_record(f, previous) for f in fetched)
@@ -355,23 +352,6 @@ def _mtime(path: pathlib.Path) -> datetime | None:
         return None
     # a nonsense mtime (a restored archive's 1970): the parser falls back to the current time
     return moment if _SANE_YEARS[0] <= moment.year <= _SANE_YEARS[1] else None
-
-
-def _own_page_times(history: CombatHistory, fetched: list[_Fetched], fetched_at: str) -> CombatHistory:
-    """Pages saved at different times: each post keeps the dates its own page gave ("Oggi" on a page saved
-    yesterday is yesterday). The first parse of each file was made against its own save time."""
-    times: dict[str, tuple[str | None, str | None]] = {}
-    for f in fetched:  # in page order: a post on two pages is the later page's, as in parse_pages
-        for post in f.page.posts:
-            times[post.id] = (post.timestamp, post.edited_at)
-        if f.saved_at is not None and _iso(f.saved_at) == fetched_at:
-            for post in f.page.posts:
-                times.pop(post.id, None)  # already read against the thread's time
-    if not times:
-        return history
-    posts = tuple(replace(p, timestamp=times[p.id][0], edited_at=times[p.id][1]) if p.id in times else p
-                  for p in history.posts)
-    return replace(history, posts=posts)
 
 
 def _bytes_for_parser(result: FetchResult) -> bytes:

@@ -180,10 +180,19 @@ def parse_pages(pages: Sequence[tuple[bytes, str]], *, platform: str = "auto", c
     if not pages:
         raise ParseError("nessuna pagina da leggere")
     parsed = [parse_page(data, url, platform=platform, config=config, fetched_at=fetched_at) for data, url in pages]
+    parsed.sort(key=lambda p: p.page)
+    return history_from_pages(parsed, config=config, fetched_at=fetched_at, registry=registry)
+
+
+def history_from_pages(parsed: Sequence[Page], *, config: ConfigArg = None, fetched_at: str | datetime | None = None,
+                       registry: Registry | None = None) -> CombatHistory:
+    """Already parsed pages of one thread, in thread order → CombatHistory (what parse_pages does after parsing:
+    a crawl that has parsed each page as it came reuses them instead of parsing every page twice)."""
+    if not parsed:
+        raise ParseError("nessuna pagina da leggere")
     tids = {p.thread_id for p in parsed if p.thread_id}
     if len(tids) > 1:
         raise ParseError(f"le pagine appartengono a discussioni diverse: {', '.join(sorted(tids))}")
-    parsed.sort(key=lambda p: p.page)
     by_id: dict[str, Post] = {}
     for page in parsed:
         for post in page.posts:
@@ -240,4 +249,4 @@ def assign_characters(posts: Iterable[Post], registry: Registry | None = None) -
     return tuple(out)
 
 
-__all__ = ["parse_page", "parse_pages", "parse_document", "decode_html", "assign_characters"]
+__all__ = ["parse_page", "parse_pages", "history_from_pages", "parse_document", "decode_html", "assign_characters"]

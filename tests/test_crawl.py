@@ -304,3 +304,33 @@ def test_forumfree_thread_through_api_php(local_forum, local_fetcher, fixtures_d
 def test_api_php_only_for_forumfree_urls(local_fetcher):
     with pytest.raises(BadSource, match="api.php"):
         scrape(["http://127.0.0.1/t87-arena"], fetcher=local_fetcher, use_api=True)
+
+
+def test_each_page_is_parsed_once(local_forum, local_fetcher, fixtures_dir, monkeypatch, tmp_path):
+    """The crawl reads every page as it arrives and builds the history from those readings: parsing a page is
+    the costly step, and a second parse with the registry would double it for nothing."""
+    import scraper.parse as parse_mod
+
+    calls: list[str] = []
+    real = parse_mod.parse_page
+
+    def counting(data, url, **kw):
+        calls.append(url)
+        return real(data, url, **kw)
+
+    monkeypatch.setattr(parse_mod, "parse_page", counting)
+    local_forum.load_forum(FF)
+    history = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher).history
+    assert len(calls) == len(FF_PAGES) == history.thread.pages
+    # same history as the offline parse of the same pages, characters from the sheets included
+    offline = _offline(fixtures_dir, FF)
+    assert [_essence(p)[:3] for p in history.posts] == [_essence(p)[:3] for p in offline.posts]
+    assert {p.character for p in history.posts} == {p.character for p in offline.posts}
+    # saved files too: one parse each
+    calls.clear()
+    files = []
+    for e in sorted((e for e in _manifest(fixtures_dir) if FF in e["url"] and e["kind"] == "html"
+                                  and e.get("story")), key=lambda e: e["page"]):
+        files.append(fixtures_dir / e["path"])
+    scrape([str(f) for f in files], saved_at="2026-11-09T12:00:00+01:00")
+    assert len(calls) == len(files)
