@@ -124,6 +124,8 @@ def rescrape(previous: CrawlResult | CombatHistory, *, fetcher: Fetcher | None =
     url = previous.pages[0].final_url if isinstance(previous, CrawlResult) and previous.pages else history.thread.url
     if not _URL_RE.match(url or ""):
         raise BadSource("la cronologia precedente non viene da un URL: non si può aggiornare")
+    if not isinstance(previous, CrawlResult) and history.thread.skin == "ff-api":
+        url = forumfree_api_url(url)  # read again the way it was read: the thread's URL names its HTML pages
     return crawl_thread(url, platform=platform or history.thread.platform, config=config, fetcher=fetcher,
                         registry_file=registry_file, follow_sheets=follow_sheets, progress=progress,
                         previous=hashes)

@@ -299,6 +299,12 @@ def test_forumfree_thread_through_api_php(local_forum, local_fetcher, fixtures_d
     assert paths == ["/api.php?t=62345678&st=0", "/api.php?t=62345678&st=15"]
     html = _offline(fixtures_dir, FF)
     assert [(p.id, p.author, p.rolls) for p in result.history.posts] == [(p.id, p.author, p.rolls) for p in html.posts]
+    # the history names the thread as readers open it, and a refresh from the history alone reads the JSON again
+    assert result.history.thread.url == local_forum.url("/?t=62345678")
+    local_forum.reset_log()
+    again = rescrape(result.history, fetcher=local_fetcher, follow_sheets=False)
+    assert [r.path for r in _page_log(local_forum)] == paths
+    assert [p.id for p in again.history.posts] == [p.id for p in result.history.posts]
 
 
 def test_api_php_only_for_forumfree_urls(local_fetcher):

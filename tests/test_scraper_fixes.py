@@ -72,7 +72,7 @@ def _bad_url(u: str) -> bool:
 def test_saved_api_json_without_origin_gives_relative_urls():
     files = [str(FIXTURES / "forumfree" / f"api_62345678_st{o}.json") for o in (0, 15)]
     history = scrape(files, follow_sheets=False)
-    assert history.thread.url == "/api.php?t=62345678&st=0"
+    assert history.thread.url == "/?t=62345678"  # the thread, as readers open it: not its api.php JSON
     assert history.thread.host == ""
     urls = {p.id: p.url for p in history.posts}
     assert urls["600110"] == "/?t=62345678#entry600110"
@@ -320,7 +320,7 @@ def _cli(*args):
 def test_cli_saved_api_json_and_malformed_page_print_no_invented_urls():
     out, doc = _cli("fixtures/forumfree/api_62345678_st0.json", "fixtures/forumfree/api_62345678_st15.json")
     assert "https:///" not in out and "None" not in out
-    assert (doc["thread"]["url"], doc["thread"]["host"]) == ("/api.php?t=62345678&st=0", "")
+    assert (doc["thread"]["url"], doc["thread"]["host"]) == ("/?t=62345678", "")
     assert doc["posts"][0]["url"] == "/?t=62345678#entry600110"
     out, doc = _cli("fixtures/forumfree/malformed_62000001.html")
     assert "https:///" not in out and "t=None" not in out

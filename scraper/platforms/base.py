@@ -37,6 +37,7 @@ class Page:
     posts: tuple[Post, ...]
     section: str | None = None  # forum/section id the thread is in, when the page says
     fetched_at: str | None = None
+    thread_url: str | None = None  # the thread's own address when page_urls are not (ForumFree api.php pages)
 
 
 @dataclass

@@ -219,7 +219,8 @@ class ForumFree:
         return Page(url=url, platform=self.name, skin="ff-api", host=host, thread_id=tid,
                     title=_plain(info.get("title")) or None, page=page_no, page_count=pages,
                     page_size=per_page, last_offset=last_offset, page_urls=urls, next_url=nxt,
-                    posts=tuple(posts), section=str(info["f"]) if info.get("f") is not None else None)
+                    posts=tuple(posts), section=str(info["f"]) if info.get("f") is not None else None,
+                    thread_url=f"{origin}/?t={tid}" if tid else None)  # readers link the thread, not its JSON
 
 
 _FRAGMENT_PARSER = etree.HTMLParser(encoding="utf-8")
