@@ -462,3 +462,26 @@ def test_audit_behind_the_page_is_said_and_asked_again(gm, canned_service, forum
     pg.reload()
     assert wait_done(pg) == "drawn"
     assert len(canned_service.api_calls()) == 2  # a cached audit that is behind the page is not reused
+
+
+@pytest.mark.parametrize("mode", ["wysiwyg", "source"])
+def test_insert_into_forumotion_sceditor(mode, gm, canned_service, forum_server):
+    """Forumotion's reply box is SCEditor: the tag goes where the editor keeps its text (the iframe's body in
+    WYSIWYG mode, its own textarea in source mode), not into the hidden textarea the editor overwrites on send."""
+    fight = next(f for f in FIGHTS if f.key == "forumotion-phpbb3")
+    pg = gm.new_page()
+    pg.goto(forum_server.url + fight.path + f"?sce={mode}")
+    assert wait_done(pg) == "drawn"
+    tags = [d["tag"] for d in canned_service.stored[forum_server.url + fight.canonical_path]["next"]["dice_tags"]]
+    pg.locator("arbitro-layer .dice [data-action=insert]").nth(0).click()
+    pg.locator("arbitro-layer .dice [data-action=insert]").nth(1).click()
+    hidden = pg.locator("#text_editor_textarea").input_value()
+    if mode == "wysiwyg":
+        lines = pg.frame_locator(".sceditor-container iframe").locator("body > *").all_inner_texts()
+        assert lines == ["Rispondo così:", tags[0], tags[1]]
+        # as text, never as markup: the tag's brackets and any < > stay literal
+        assert pg.frame_locator(".sceditor-container iframe").locator("body div").count() == 2
+    else:
+        assert pg.locator(".sceditor-container textarea").input_value() == "Rispondo così:\n" + tags[0] + "\n" + tags[1]
+    assert hidden == ""  # the editor writes it when the form is sent
+    assert pg.evaluate("window.__pwned") is None

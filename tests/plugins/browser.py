@@ -558,11 +558,31 @@ HOSTILE_FIGHT = Fight("phpbb-hostile", "phpbb", "prosilver", "/viewtopic.php?t=3
 DARK_FF = Fight("forumfree-dark", "forumfree", "ff-current", "/?t=103", "/?t=103", fight_posts(5200), dark=True)
 
 
+def sceditor_form(mode: str) -> str:
+    """The quick reply as SCEditor leaves it: its container (toolbar, WYSIWYG iframe, source textarea) next to the
+    forum's textarea, hidden; in WYSIWYG mode the source textarea is hidden, in source mode the iframe."""
+    frame_style, source_style = ("", "display:none") if mode == "wysiwyg" else ("display:none", "")
+    body = "<p>Rispondo così:</p>" if mode == "wysiwyg" else ""
+    frame = _e(f'<!doctype html><html><body contenteditable="true">{body}</body></html>')
+    return (f'<form id="quick_reply"><div class="sceditor-container ltr {mode}Mode">'
+            f'<div class="sceditor-toolbar"><a class="sceditor-button">B</a></div>'
+            f'<iframe frameborder="0" style="{frame_style}" srcdoc="{frame}"></iframe>'
+            f'<textarea style="{source_style}">{"Rispondo così:" if mode == "source" else ""}</textarea></div>'
+            f'<textarea id="text_editor_textarea" name="message" style="display:none"></textarea></form>')
+
+
 def all_pages() -> dict[str, str]:
     pages = {f.path: fight_page(f) for f in (*FIGHTS, HOSTILE_FIGHT, DARK_FF)}
     # Not a fight: a forum index (no posts) and a plain discussion thread (the service finds no fight in it).
     pages["/index.php"] = ('<!doctype html><html><head><meta charset="utf-8"><title>Indice</title></head><body>'
                            '<h1>Indice del forum</h1><ul><li><a href="/?t=101">Duello</a></li></ul></body></html>')
+    # Forumotion's SCEditor: the forum's textarea hidden behind the editor's own (source mode) or an iframe
+    # (WYSIWYG mode); the editor copies its content back into it when the form is sent
+    fo = next(f for f in FIGHTS if f.key == "forumotion-phpbb3")
+    for mode in ("wysiwyg", "source"):
+        pages[f"{fo.path}?sce={mode}"] = fight_page(fo).replace(
+            '<form id="quick_reply"><textarea id="text_editor_textarea" name="message"></textarea></form>',
+            sceditor_form(mode))
     chat = Fight("chat", "phpbb", "prosilver", "/viewtopic.php?t=399", "/viewtopic.php?t=399", fight_posts(7900))
     pages[chat.path] = fight_page(chat)
     return pages

@@ -101,6 +101,29 @@ function lineEndContainer(el) {
   }
 }
 
+// SCEditor (Forumotion's editor, also on some phpBB/MyBB boards) hides the forum's textarea behind its own: a
+// textarea of its own in source mode, an iframe's body in WYSIWYG mode. It writes either back into the forum's
+// textarea when the form is sent, so text put straight into the hidden one would be overwritten.
+function replyTarget(box) {
+  const scope = box.form || box.parentElement;
+  const sce = scope ? scope.querySelector(".sceditor-container") : null;
+  if (!sce) return { kind: "textarea", el: box };
+  const source = sce.querySelector("textarea");
+  const frame = sce.querySelector("iframe");
+  const shown = (el) => !!el && getComputedStyle(el).display !== "none";
+  const sourceMode = sce.classList.contains("sourceMode") ||
+    (!sce.classList.contains("wysiwygMode") && shown(source) && !shown(frame));
+  if (sourceMode && source) return { kind: "textarea", el: source };
+  let body = null;
+  try {
+    body = frame && frame.contentDocument ? frame.contentDocument.body : null;
+  } catch (_e) {
+    body = null; // a cross-origin frame: not an editor we can write into
+  }
+  if (body && body.isContentEditable) return { kind: "rich", el: body };
+  return { kind: "textarea", el: source || box };
+}
+
 function replyBoxFrom(doc, selectors) {
   for (const sel of selectors) {
     const el = doc.querySelector(sel);

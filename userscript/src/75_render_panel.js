@@ -135,13 +135,41 @@ function copyButton(text) {
   return b;
 }
 
-function insertIntoReply(box, text) {
-  const start = box.selectionStart ?? box.value.length;
-  const end = box.selectionEnd ?? box.value.length;
+function insertIntoReply(reply, text) {
+  const target = replyTarget(reply);
+  if (target.kind === "rich") insertIntoRich(target.el, text);
+  else insertIntoTextarea(target.el, text);
+}
+
+// A line of its own at the end of a WYSIWYG editor's body, as text (never markup): the editor turns the block into
+// a line break of the BBCode it sends, and the [dice] tag stays literal text for the forum to read.
+function insertIntoRich(body, text) {
+  const doc = body.ownerDocument;
+  const empty = !body.textContent.trim() && !body.querySelector("img,iframe,video,object,table");
+  if (empty) while (body.firstChild) body.removeChild(body.firstChild); // only the editor's placeholder <p><br></p>
+  const line = doc.createElement("div");
+  line.textContent = text;
+  body.appendChild(line);
+  body.focus({ preventScroll: true });
+  body.dispatchEvent(new Event("input", { bubbles: true }));
+  body.dispatchEvent(new Event("keyup", { bubbles: true })); // older SCEditors note changes on keyup
+}
+
+const INSERTED = new WeakSet(); // reply boxes we wrote into: from then on their caret is where our text ended
+
+function insertIntoTextarea(box, text) {
+  const len = box.value.length;
+  let start = box.selectionStart ?? len;
+  let end = box.selectionEnd ?? len;
+  // a box never clicked into has its caret at 0: the tag goes after what is already written, not before it
+  if (start === 0 && end === 0 && len && !INSERTED.has(box)) start = end = len;
   const before = box.value.slice(0, start);
+  const after = box.value.slice(end);
   const sep = before && !/\n$/.test(before) ? "\n" : "";
+  const tail = after && !/^\n/.test(after) ? "\n" : ""; // a tag on a line of its own
   box.focus({ preventScroll: true });
-  box.setRangeText(sep + text, start, end, "end");
+  box.setRangeText(sep + text + tail, start, end, "end");
+  INSERTED.add(box);
   box.dispatchEvent(new Event("input", { bubbles: true }));
   box.dispatchEvent(new Event("change", { bubbles: true }));
 }
