@@ -1065,7 +1065,6 @@ class Cosmo:
     def _apply_effect(self, state: State, ctx: _Ctx, victim: str, atk: Attack, diff: int, band: Band | None,
                       roll: int | None, assumption: str | None) -> State:
         vf = state.fighters[victim]
-        bands = state.bands
         if atk.release and vf.block is not None and vf.block.by == atk.attacker:
             # the hit is at least Moderato (minimum damage of a blocked fighter): the blocker may free its victim
             vf = replace(vf, block=None)
