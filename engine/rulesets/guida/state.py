@@ -122,6 +122,14 @@ class Fighter:
     # the post (this character's turn, where hits on it are resolved) in which its Armatura gave way: no
     # protection against the other hits of that turn
     armatura_ceduta: str | None = None
+    # attacks of this character declared as Costrizione Impropria ("<post>#<roll>", Incoming.group) whose hit has
+    # not been calculated yet: their Bonus Potenziale is halved in the Valore di Costrizione
+    costrizioni_improprie: tuple[str, ...] = ()
+    mimetizzazione: int | None = None  # Valore di Mimetizzazione of its last roll (None = not Mimetizzato: 0)
+    mascheramento: int | None = None  # Valore di Mascheramento of its last roll
+    # Concentrazione of this character's Percezione, per target: target → (Bonus Concentrazione of the next
+    # attempt, the target's turn when it was recorded)
+    concentrazione: Mapping[str, tuple[int, int]] = field(default_factory=lambda: EMPTY)
 
     def stack_count(self, name: str, turn: int | None = None) -> int:
         """Stacks of `name` acting in this character's turn `turn` (default: the current one)."""
