@@ -222,3 +222,96 @@ def test_gigantismo_without_the_category_table_names_it():
     f.post("Hollow", pv=42, stats=H, registro=["-10 PV [Catene di Quincy]"], rolls=[R("1d12+3", 3, label)])
     [n] = find(f.replay(), "ruling.needed", "103")
     assert n.details["missing"] == ["Bonus Potenziale di categoria S (Gigantismo, 3 Taglie) nel registro di Hollow"]
+
+
+# --- 4. Percezione, Mimetizzazione, Mascheramento ---------------------------------------------------------------
+
+P_PERC = "Percezione e Mimetizzazione › Percezione"
+P_MIM = "Percezione e Mimetizzazione › Mimetizzazione"
+PREG = registry({"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}},
+                 "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}})
+MIM = "Mimetizzazione [Camuffamento della Reiatsu] (Hollow): (+3 [Bonus Statistica])"  # 1d12+3
+PERC = "Percezione [Percezione della Reiatsu] (Quincy vs Hollow): (+4 [Bonus Statistica])"  # 1d12+4
+
+
+def hide_and_seek(mim_face: int, perc_faces: list[int], r=PREG):
+    f = Fight(r)
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+3", mim_face, MIM)])
+    for face in perc_faces:
+        f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", face, PERC)])
+        f.post("Hollow", pv=52, stats=H)
+    return f
+
+
+def test_mimetizzazione_sets_the_value_and_a_lower_percezione_does_not_find():
+    a = hide_and_seek(8, [6]).replay()
+    [h] = find(a, "outcome.hidden", "100")
+    assert (h.found, h.rule) == (11, P_MIM)
+    assert h.details["steps"] == ["Mimetizzazione: Dado 8 + Bonus Statistica 3 = 11"]
+    [n] = find(a, "outcome.not_detected", "101")
+    # Dado 6 + Bonus Statistica 4 + Concentrazione 0 = 10 < 11
+    assert (n.expected, n.found, n.rule, n.details["concentrazione"]) == (11, 10, P_PERC, 0)
+    assert find(a, "outcome.detected") == [] and "ruling.needed" not in codes(a)
+
+
+def test_concentrazione_grows_by_two_per_repeated_attempt_until_found():
+    a = hide_and_seek(8, [6, 6, 4]).replay()
+    [n1] = find(a, "outcome.not_detected", "101")
+    [d] = find(a, "outcome.detected", "103")
+    # second attempt: 6 + 4 + Concentrazione 2 = 12 ≥ 11 (a tie finds: "non supera")
+    assert (d.expected, d.found, d.details["concentrazione"]) == (11, 12, 2)
+    assert d.details["steps"] == ["Percezione: Dado 6 + Bonus Statistica 4 + Concentrazione 2 = 12"]
+    # found: Hollow is no longer Mimetizzato (Valore 0), so the third attempt finds it whatever the die; its post 104
+    # was a turn not Mimetizzato: Concentrazione 4 − 2
+    [d3] = find(a, "outcome.detected", "105")
+    assert (d3.expected, d3.found, d3.details["concentrazione"]) == (0, 4 + 4 + 2, 2)
+    assert "non è Mimetizzato" in d3.message
+
+
+def test_concentrazione_drops_two_per_turn_the_target_is_not_mimetizzato():
+    f = hide_and_seek(8, [6, 6])  # found at 103: Concentrazione 4 for the next attempt
+    f.post("Quincy", pv=40, stats=Q)
+    f.post("Hollow", pv=52, stats=H)  # a second turn not Mimetizzato (104 was the first)
+    f.post("Quincy", pv=40, stats=Q)
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+3", 12, MIM)])  # hides again: 15
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 6, PERC)])
+    a = f.replay()
+    [n] = find(a, "outcome.not_detected", "109")
+    # Hollow's turns not Mimetizzato since the attempt at 103: its posts 104 and 106 → 4 − 2 − 2 = 0
+    assert (n.expected, n.found, n.details["concentrazione"]) == (15, 10, 0)
+
+
+def test_mascheramento_is_compared_like_mimetizzazione():
+    f = Fight(PREG)
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+3", 2, "Mascheramento (Hollow): (+3 [Bonus Statistica])")])
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 1, PERC)])
+    a = f.replay()
+    [h] = find(a, "outcome.hidden", "100")
+    assert h.found == 5 and h.details["what"] == "Mascheramento"
+    assert h.rule == "Percezione e Mimetizzazione › Mascheramento"
+    [d] = find(a, "outcome.detected", "101")
+    assert (d.expected, d.found, d.details["what"]) == (5, 5, "Mascheramento")
+
+
+def test_percezione_without_bonus_statistica_names_it():
+    r = registry({"Quincy": {"stats": Q}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}})
+    f = hide_and_seek(8, [], r)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12", 6, "Percezione (Quincy vs Hollow)")])
+    a = f.replay()
+    [n] = find(a, "ruling.needed", "101")
+    assert n.details["missing"] == ["Bonus Statistica di Quincy per la Percezione nel registro"]
+    assert n.details["known"] == {"Dado": 6, "Concentrazione": 0} and n.rule == P_PERC
+    assert find(a, "outcome.detected") == [] and find(a, "outcome.not_detected") == []
+
+
+def test_mimetizzazione_without_bonus_statistica_names_it_and_percezione_waits_for_the_master():
+    r = registry({"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H}})
+    f = Fight(r)
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12", 8, "Mimetizzazione (Hollow)")])
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 6, PERC)])
+    a = f.replay()
+    [m] = find(a, "ruling.needed", "100")
+    assert m.details["missing"] == ["Bonus Statistica di Hollow per la Mimetizzazione nel registro"]
+    [n] = find(a, "ruling.needed", "101")
+    assert n.details["missing"] == ["Valore di Mimetizzazione di Hollow (non calcolato)"]
+    assert n.details["partial"] == 10
