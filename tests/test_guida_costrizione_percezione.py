@@ -196,6 +196,40 @@ def test_liberazione_impropria_on_a_defence_halves_die_and_bonus_potenziale():
     assert find(a, "outcome.defended", "105")
 
 
+def test_liberazione_impropria_on_an_attack_keeps_its_die_and_may_be_written_in_the_action():
+    techs = TECHS | {"Esplosione": {"potenziale": 12, "category": "B", "type": "normale",
+                                    "extra": {"bonus_potenziale": 7}}}
+    f = constrained(reg(techs=techs))
+    f.post("Hollow", pv=42, stats=H, registro=["-10 PV [Catene di Quincy]"], rolls=[
+        R("1d12+7", 7, "Attacco [Esplosione, Liberazione Impropria] (Hollow vs Quincy): (+2 [Raggio Ottimale] +5 [Destrezza])")])
+    a = f.replay()
+    [ok] = find(a, "outcome.liberated", "103")
+    # Dado 7 (an Azione Offensiva: not halved) + Bonus Potenziale 7 → 3 + Bonus Statistica 3 = 13 ≥ 13
+    assert (ok.expected, ok.found, ok.rule) == (13, 13, P_LIB_IMPROPRIA)
+    assert "Azione Difensiva: Fattore di Casualità dimezzato 7 → 3" not in ok.details["steps"]
+    f2 = constrained(reg(techs=techs))
+    f2.post("Hollow", pv=42, stats=H, registro=["-10 PV [Catene di Quincy]"])
+    f2.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 3, "Attacco (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])")])
+    f2.post("Hollow", pv=42, stats=H, rolls=[
+        R("1d24+7", 11, "Protezione con Liberazione Impropria [Scudo] (Hollow vs Quincy): (+2 [Bonus Protezione] +5 [Destrezza])")])
+    [no] = find(f2.replay(), "outcome.liberation_failed", "105")
+    # Dado 11 → 5, Bonus Potenziale 6 → 3, Bonus Statistica 3: 11 < 13
+    assert (no.expected, no.found, no.rule) == (13, 11, P_LIB_IMPROPRIA)
+
+
+def test_liberazione_impropria_of_an_annulled_action_is_no_attempt():
+    f = constrained()
+    f.post("Hollow", pv=42, stats=H, registro=["-10 PV [Catene di Quincy]"])
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 11, "Attacco (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])")])
+    f.post("Hollow", pv=42, stats=H, rolls=[
+        R("1d12+5", 1, "Schivata (Hollow vs Quincy): (+5 [Destrezza])"),
+        R("1d12+7", 12, "Attacco [Catene, Liberazione Impropria] (Hollow vs Quincy): (+2 [Raggio Ottimale] +5 [Destrezza])")])
+    a = f.replay()
+    assert find(a, "outcome.action_annulled", "105")
+    assert find(a, "outcome.liberated") == [] and find(a, "outcome.liberation_failed") == []
+    assert a.characters["Hollow"]["costrizione"] == 13
+
+
 def test_gigantismo_change_uses_the_size_category_and_a_failure_annuls_it():
     r = reg({"bonus_potenziale": {"B": 4, "A": 6, "S": 8}})
     label = "Liberazione [Gigantismo 2 Taglie] (Hollow): (+3 [Bonus Statistica])"

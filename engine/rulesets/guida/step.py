@@ -13,7 +13,6 @@ from typing import Any
 from ...history import Character, DamageCalc, Post, Registry, Technique, Thread
 from ...verdicts import Verdict
 from . import bersagli as B
-from . import costrizione as CO
 from . import damage as D
 from . import aree as AR
 from . import percezione as PZ
@@ -27,11 +26,13 @@ from .checks import (
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
-    P_ACCECAMENTO, P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_COSTR_IMPROPRIA, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA,
+    P_ACCECAMENTO, P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA,
     P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed,
     verdict,
 )
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
+from . import costrizione as CO  # Costrizione e Liberazione values (_costrizione_hit, _liberazione)
+from .messages import P_COSTR_IMPROPRIA
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -1512,8 +1513,8 @@ def _rolls(p: _Post) -> None:
             p.verdicts.extend(chk.verdicts)
         if not (spec.die_difensiva if phase == "difensiva" else spec.die_offensiva):
             continue  # an action without a die (flagged above): nothing to resolve from the roll
-        if tag is not None and tag.techniques and spec.key != "liberazione" and any(
-                _liberazione_label(tag.action, tuple(tag.techniques), "")) and not (
+        if tag is not None and spec.key != "liberazione" and _liberazione_label(
+                tag.action, tag.techniques, "")[0] and not (
                 phase == "offensiva" and (dfn.failed or dfn.no_offense is not None)):  # not of an annulled action
             _liberazione_impropria(p, i, roll, spec, phase, chk, actor, liberazioni)
         if spec.key in _VALUES:
@@ -1669,7 +1670,8 @@ def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, 
         return
     p.verdicts.append(verdict("ruling.needed", p.post.id,
         f"{name} di {actor}: dado {chk.face if chk.face is not None else '?'}, totale {chk.total if chk.total is not None else '?'}"
-        f"; nessuna Costrizione attiva nota al motore su {actor}: il master lo confronta con {other}.",
+        + (f"; nessuna Costrizione attiva nota al motore su {actor}" if spec.key == "liberazione" else "")
+        + f": il master lo confronta con {other}.",
         rule, roll=i, found=chk.total))
 
 
