@@ -133,7 +133,7 @@ class Fighter:
     # Concentrazione against it drops 2 for each such turn
     scoperto: tuple[int, int | None] = (0, None)
     # Concentrazione of this character's Percezione, per target: target → (Bonus Concentrazione of the next
-    # attempt, the target's turn when it was recorded)
+    # attempt, the target's count of turns not Mimetizzato (`scoperto`) when it was recorded)
     concentrazione: Mapping[str, tuple[int, int]] = field(default_factory=lambda: EMPTY)
 
     def stack_count(self, name: str, turn: int | None = None) -> int:
