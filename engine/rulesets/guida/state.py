@@ -122,6 +122,19 @@ class Fighter:
     # the post (this character's turn, where hits on it are resolved) in which its Armatura gave way: no
     # protection against the other hits of that turn
     armatura_ceduta: str | None = None
+    # attacks of this character declared as Costrizione Impropria ("<post>#<roll>", Incoming.group) whose hit has
+    # not been calculated yet: their Bonus Potenziale is halved in the Valore di Costrizione
+    costrizioni_improprie: tuple[str, ...] = ()
+    # (Valore, own turn of the roll) of its last Mimetizzazione / Mascheramento roll, Valore None when the engine could
+    # not compute it; None = not Mimetizzato / Mascherato (Valore 0). Ours: it lasts until a Percezione finds it.
+    mimetizzazione: tuple[int | None, int] | None = None
+    mascheramento: tuple[int | None, int] | None = None
+    # (own turns spent not Mimetizzato since its first Mimetizzazione ended, own turn it last ended or None): the
+    # Concentrazione against it drops 2 for each such turn
+    scoperto: tuple[int, int | None] = (0, None)
+    # Concentrazione of this character's Percezione, per target: target → (Bonus Concentrazione of the next
+    # attempt, the target's count of turns not Mimetizzato (`scoperto`) when it was recorded)
+    concentrazione: Mapping[str, tuple[int, int]] = field(default_factory=lambda: EMPTY)
 
     def stack_count(self, name: str, turn: int | None = None) -> int:
         """Stacks of `name` acting in this character's turn `turn` (default: the current one)."""

@@ -31,6 +31,8 @@ from .messages import (
     verdict,
 )
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
+from . import costrizione as CO  # Costrizione e Liberazione values (_costrizione_hit, _liberazione)
+from .messages import P_COSTR_IMPROPRIA
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -826,7 +828,7 @@ def _damage_calcs(p: _Post) -> None:
             target = evolve(target, due=due)
             # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento")
             if calc is not None:
-                target = _declared_stacks(p, target, calc, damage=amount)
+                target = _declared_stacks(p, target, calc, damage=amount, atk=atk)
             p.fighters[atk.target] = target
     if calcs:
         _extra_calcs(p, mine, calcs)
@@ -931,19 +933,16 @@ _ACCECATO = re.compile(r"\baccecat[oaie]\b|\baccecamento\b", re.IGNORECASE)
 _COSTRIZIONI = tuple(sorted(T.COSTRIZIONE_DESTREZZA, key=len, reverse=True))
 
 
-def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | None) -> Fighter:
+def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | None,
+                     atk: Incoming | None = None) -> Fighter:
     """What the attacker's calculation says the hit applies: "2 Stack di Sbilanciamento", "Accecato",
-    a Costrizione effect ("Blocco Braccia"). Its numbers (Valore di Costrizione) stay with the master."""
+    a Costrizione effect ("Blocco Braccia", with its Valore di Costrizione: `_costrizione_hit`)."""
     declared, present = _declared_text(calc.raw)
     if not declared and not present:
         return target  # the calculation declares nothing (most do not)
     wanted = list(declared)
-    effects = tuple(c for c in present if c not in target.costrizioni) if present else ()
-    if effects:
-        target = evolve(target, costrizioni=target.costrizioni + effects)
-        p.verdicts.append(verdict("outcome.stacks", p.post.id,
-            f"{target.name} subisce la Costrizione: " + ", ".join(effects) + " (Valore di Costrizione: lo stabilisce "
-            "il master).", "Costrizione e Liberazione › Costrizione", found=list(effects)))
+    if present:
+        target = _costrizione_hit(p, target, calc, atk, present)
     if not wanted:
         return target
     return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo=calc.kind == "aggiuntivo",
@@ -990,6 +989,389 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
             P_STACK2 if any(S.tipo_of(s) == 2 for s, _ in res.applied) else P_STACK1,
             found=dict(res.applied)))
     return evolve(target, stacks=res.stacks)
+
+
+# --- Costrizione e Liberazione: the values (costrizione.py) -----------------------------------------
+
+def _int_value(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _bonus_potenziale(reg: Registry, who: str | None, tech: Technique | None, categoria: str | None = None) -> int | None:
+    """Bonus Potenziale (Regolamento Tecniche, not in the text; ours: from the registry): the technique's
+    `extra.bonus_potenziale`; else the character's `extra.bonus_potenziale` table by category (the technique's, or
+    `categoria` for a Gigantismo); else the character's plain `extra.bonus_potenziale` when no technique is named."""
+    if tech is not None and categoria is None and _int_value(tech.extra.get("bonus_potenziale")):
+        return tech.extra["bonus_potenziale"]
+    ch = reg.characters.get(who) if who else None
+    own = ch.extra.get("bonus_potenziale") if ch is not None else None
+    cat = categoria or (tech.category if tech is not None else None)
+    if isinstance(own, dict) and cat:
+        v = own.get(cat, own.get(cat.lower()))
+        return v if _int_value(v) else None
+    if _int_value(own) and tech is None and categoria is None:
+        return own
+    return None
+
+
+def _label_amount(roll: Any, name: str) -> int | None:
+    """The sum of the roll label's modifiers named `name` ("bonus potenziale"): the post's own number (RULINGS #7)."""
+    tag = roll.tag
+    if tag is None or not tag.modifiers:
+        return None
+    vals = [m.amount for m in tag.modifiers if normalise(m.label) == name]
+    return sum(vals) if vals else None
+
+
+def _missing_numbers(p: _Post, i: int | None, what: str, missing: list[str], known: dict[str, int], rule: str,
+                     found: Any = None) -> None:
+    """`ruling.needed` naming exactly the numbers the engine lacks, with the partial sum of those it has."""
+    partial = sum(known.values())
+    shown = " + ".join(f"{k} {v}" for k, v in known.items())
+    p.verdicts.append(verdict("ruling.needed", p.post.id,
+        f"{what}: mancano " + ", ".join(missing) + (f"; somma parziale {shown} = {partial}" if known else "")
+        + ". Il master stabilisce il valore.", rule, roll=i, found=found,
+        details={"missing": missing, "known": dict(known), "partial": partial}))
+
+
+def _costrizione_hit(p: _Post, target: Fighter, calc: DamageCalc, atk: Incoming | None,
+                     present: tuple[str, ...]) -> Fighter:
+    """A hit whose calculation declares Costrizione effects: the Valore di Costrizione (Dado of the attack + Bonus
+    Potenziale + Bonus Statistica of its Potenza) the first time, + half the new Bonus Potenziale for each further
+    Costrizione; halved Bonus Potenziale for a declared Costrizione Impropria."""
+    reg = p.state.registry
+    effects = tuple(c for c in present if c not in target.costrizioni)
+    first = not target.costrizioni
+    attacker = atk.attacker if atk is not None else calc.actor
+    tech = _technique(reg, atk.techniques) if atk is not None else None
+    tname = tech.name if tech is not None else (atk.techniques[0] if atk is not None and atk.techniques
+                                                else calc.technique)
+    impropria = False
+    if atk is not None:
+        af = p.fighters.get(atk.attacker)
+        impropria = af is not None and atk.group in af.costrizioni_improprie
+    missing: list[str] = []
+    known: dict[str, int] = {}
+    assumption = None
+    bp = _bonus_potenziale(reg, attacker, tech)
+    if bp is None and _stated(calc, "bonus potenziale") is not None:
+        bp, assumption = int(_stated(calc, "bonus potenziale")), "calcolo_dichiarato"  # type: ignore[arg-type]
+    if bp is None:
+        missing.append(f"Bonus Potenziale di {tname or 'Tecnica non indicata'}"
+                       + (f" (categoria {tech.category})" if tech is not None and tech.category else "")
+                       + " nel registro")
+    dado = bs = None
+    if first:
+        dado = atk.face if atk is not None else None
+        if dado is None:
+            missing.append("Dado dell'Attacco (faccia non mostrata)")
+        else:
+            known["Dado"] = dado
+        bs = _bonus_statistica(reg, attacker, tech) if attacker else None
+        if bs is None and _stated(calc, "bonus statistica") is not None:
+            bs, assumption = int(_stated(calc, "bonus statistica")), "calcolo_dichiarato"  # type: ignore[arg-type]
+        if bs is None:
+            missing.append(f"Bonus Statistica di {attacker or '?'}" + (f" per {tname}" if tname else "") + " nel registro")
+        else:
+            known["Bonus Stat."] = bs
+    elif target.costrizione is None:
+        missing.append(f"Valore di Costrizione già attivo su {target.name} (non calcolato)")
+    if bp is not None:
+        known["Bonus Pot."] = bp
+    rule = P_COSTR_IMPROPRIA if impropria else T.RULE_COSTRIZIONE
+    valore: int | None = None
+    steps: tuple[str, ...] = ()
+    if not missing:
+        try:
+            prev = CO.CostrizioneState() if first else CO.CostrizioneState(
+                target.costrizione, (CO.Costrizione("attive", "Costrizioni attive"),))
+            res = CO.applica(prev, CO.Costrizione(atk.group if atk is not None else p.post.id, tname or "Costrizione",
+                                                  present, bp or 0, impropria, attacker),
+                             dado=dado or 0, bonus_statistica=bs or 0)
+            valore, steps = res.valore, res.steps
+        except T.MechanicsError as exc:
+            missing.append(str(exc))
+    shown = ", ".join(effects or present)
+    if valore is not None:
+        msg = f"{target.name} subisce la Costrizione: {shown}. " + "; ".join(steps) + "."
+    else:
+        msg = f"{target.name} subisce la Costrizione: {shown} (Valore di Costrizione non calcolabile)."
+    p.verdicts.append(verdict("outcome.stacks", p.post.id, msg, rule, found=list(effects or present),
+        details={"valore_costrizione": valore, "steps": list(steps), "impropria": impropria,
+                 "attack_post": atk.post if atk is not None else None},
+        assumption=assumption))
+    if valore is None:
+        _missing_numbers(p, None, f"Valore di Costrizione su {target.name}", missing, known, rule)
+    return evolve(target, costrizioni=target.costrizioni + effects, costrizione=valore)
+
+
+def _costrizione_impropria(p: _Post, actor: str, group: str) -> None:
+    """Remember that the attack `group` of `actor` declared a Costrizione Impropria (its hit's Valore di Costrizione
+    halves the Bonus Potenziale); attacks no longer pending are forgotten."""
+    f = p.fighters.get(actor)
+    if f is None:
+        return
+    pending = {a.group for a in p.incoming} | {a.group for a in p.new_incoming} | {h.attack.group for h in p.hits}
+    keep = tuple(g for g in f.costrizioni_improprie if g in pending and g != group)
+    p.fighters[actor] = evolve(f, costrizioni_improprie=keep + (group,))
+
+
+_GIGANTISMO = re.compile(r"gigantismo\D{0,20}?([123])\s*tagli", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1024)
+def _liberazione_label(action: str | None, techniques: tuple[str, ...], label: str) -> tuple[bool, int | None]:
+    """(Liberazione Impropria declared, Taglie di differenza of a Gigantismo change) as a label writes them."""
+    text = " ".join((action or label,) + techniques)
+    m = _GIGANTISMO.search(text)
+    return "liberazione impropria" in normalise(text), (int(m.group(1)) if m else None)
+
+
+def _libera(f: Fighter) -> Fighter:
+    """Free from every Costrizione: their Destrezza maluses go with them, and so do the Type-4 Stacks tied to a
+    condition (as the master's "liberato" ruling does); Allentamento back to 0."""
+    stacks = f.stacks
+    for cond in {e.condition for e in f.stacks.entries if e.condition}:
+        stacks, _ = S.remove_condition(stacks, cond)
+    return evolve(f, costrizioni=(), costrizione=None, allentamento=0, stacks=stacks)
+
+
+def _liberazione(p: _Post, i: int, roll: Any, phase: str, chk: RollCheck, actor: str, *, impropria: bool,
+                 gigantismo: int | None) -> None:
+    """One Tentativo di Liberazione of a costretto `actor`: Valore di Liberazione (Dado + Bonus Potenziale + Bonus
+    Statistica + Allentamento) against its Valore di Costrizione; ≥ frees it from all, < adds +2 Allentamento."""
+    f = p.fighters[actor]
+    reg = p.state.registry
+    tag = roll.tag
+    tech = _technique(reg, tuple(tag.techniques)) if tag is not None and tag.techniques else None
+    rule = T.RULE_LIBERAZIONE_IMPROPRIA if impropria or gigantismo else T.RULE_LIBERAZIONE
+    missing: list[str] = []
+    known: dict[str, int] = {}
+    assumption = None
+    if chk.face is None:
+        missing.append("Dado (faccia non mostrata)")
+    else:
+        known["Dado"] = chk.face
+    cat = None
+    if gigantismo is not None:
+        try:
+            cat = CO.gigantismo_categoria(gigantismo)
+        except T.MechanicsError as exc:
+            missing.append(str(exc))
+    bp = _bonus_potenziale(reg, actor, tech, cat) if cat or gigantismo is None else None
+    if bp is None and gigantismo is None:
+        bp = _label_amount(roll, "bonus potenziale")
+        assumption = "calcolo_dichiarato" if bp is not None else None
+    if bp is None:
+        missing.append(f"Bonus Potenziale di categoria {cat} (Gigantismo, {gigantismo} Taglie) nel registro di {actor}"
+                       if cat else f"Bonus Potenziale di {tech.name if tech is not None else actor} nel registro")
+    bs = _bonus_statistica(reg, actor, tech)
+    if bs is None:
+        bs = _label_amount(roll, "bonus statistica")
+        if bs is not None:
+            assumption = "calcolo_dichiarato"
+    if bs is None:
+        missing.append(f"Bonus Statistica di {actor} nel registro")
+    if f.costrizione is None:
+        missing.append(f"Valore di Costrizione di {actor} (non calcolato)")
+    if not missing:
+        try:
+            calc = CO.valore_liberazione(chk.face, bp, bs, f.allentamento, impropria=impropria,  # type: ignore[arg-type]
+                                         difensiva=phase == "difensiva", gigantismo_taglie=gigantismo)
+        except T.MechanicsError as exc:
+            missing.append(str(exc))
+    if missing:
+        if bp is not None:
+            known["Bonus Pot."] = bp // 2 if impropria and gigantismo is None else bp
+        if bs is not None:
+            known["Bonus Stat."] = bs
+        known["Allentamento"] = f.allentamento
+        _missing_numbers(p, i, f"Valore di Liberazione di {actor}", missing, known, rule, found=chk.total)
+        p.fighters[actor] = evolve(f, allentamento=f.allentamento + T.ALLENTAMENTO_PASSO)
+        return
+    valore, costr = calc.value, f.costrizione
+    steps = list(calc.steps)
+    details = {"steps": steps, "allentamento": f.allentamento, "rendered": chk.rendered, "impropria": impropria,
+               "gigantismo": gigantismo}
+    if valore >= costr:
+        steps.append(f"{valore} ≥ Valore di Costrizione {costr}: liberato da tutte le Costrizioni")
+        p.fighters[actor] = _libera(f)
+        p.verdicts.append(verdict("outcome.liberated", p.post.id,
+            f"{actor} si libera da tutte le Costrizioni ({', '.join(f.costrizioni)}): Valore di Liberazione {valore} "
+            f"≥ Valore di Costrizione {costr}. " + "; ".join(calc.steps) + ".",
+            rule, roll=i, expected=costr, found=valore, details=details, assumption=assumption))
+        return
+    steps.append(f"{valore} < Valore di Costrizione {costr}: Allentamento {f.allentamento} → "
+                 f"{f.allentamento + T.ALLENTAMENTO_PASSO}")
+    p.fighters[actor] = evolve(f, allentamento=f.allentamento + T.ALLENTAMENTO_PASSO)
+    p.verdicts.append(verdict("outcome.liberation_failed", p.post.id,
+        f"{actor} resta costretto: Valore di Liberazione {valore} < Valore di Costrizione {costr}; il prossimo "
+        f"Tentativo ha Allentamento +{f.allentamento + T.ALLENTAMENTO_PASSO}. " + "; ".join(calc.steps) + ".",
+        rule, roll=i, expected=costr, found=valore, details=details, assumption=assumption))
+    if gigantismo is not None:
+        p.verdicts.append(verdict("outcome.action_annulled", p.post.id,
+            f"Tentativo di Liberazione fallito: il Passaggio al Gigantismo ({gigantismo} Taglie) di {actor} è annullato.",
+            T.RULE_LIBERAZIONE_IMPROPRIA, roll=i, details={"gigantismo": gigantismo}))
+
+
+def _liberazione_impropria(p: _Post, i: int, roll: Any, spec: ActionSpec, phase: str, chk: RollCheck, actor: str,
+                           liberazioni: dict[str, int]) -> None:
+    """An action whose label declares «Liberazione Impropria» (or a Gigantismo change): it is also a Tentativo di
+    Liberazione with its own die, counted in the limit of one per Turno."""
+    liberazioni[actor] = liberazioni.get(actor, 0) + 1
+    if liberazioni[actor] > T.LIBERAZIONI_PER_TURNO:
+        p.verdicts.append(verdict("turn.extra_liberazione", p.post.id,
+            f"{actor}: al più {T.LIBERAZIONI_PER_TURNO} Tentativo di Liberazione per Turno (anche le Liberazioni "
+            "Improprie contano).", T.RULE_LIBERAZIONE_IMPROPRIA, roll=i,
+            expected=T.LIBERAZIONI_PER_TURNO, found=liberazioni[actor]))
+        return
+    f = p.fighters.get(actor)
+    if f is None or not f.costrizioni:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"{spec.name} di {actor} dichiarata come Liberazione Impropria, ma il motore non conosce Costrizioni attive "
+            f"su {actor}: il master la valuta.", T.RULE_LIBERAZIONE_IMPROPRIA, roll=i, found=chk.total))
+        return
+    tag = roll.tag
+    imp, gig = _liberazione_label(tag.action if tag else None, tuple(tag.techniques) if tag else (), roll.label or "")
+    _liberazione(p, i, roll, phase, chk, actor, impropria=imp, gigantismo=gig)
+
+
+# --- Percezione e Mimetizzazione: the values (percezione.py) ----------------------------------------
+
+def _scoperto_now(t: Fighter) -> int:
+    """The target's own turns spent not Mimetizzato since its first Mimetizzazione ended, up to now."""
+    n, since = t.scoperto
+    return n + (t.turn - since if t.mimetizzazione is None and since is not None else 0)
+
+
+def _stat_bonus(p: _Post, roll: Any, actor: str) -> tuple[int | None, Technique | None, str | None]:
+    """Bonus Statistica of a Percezione / Mimetizzazione roll (Regolamento Tecniche): the registry's (technique in the
+    label, else the character), else the label's own «Bonus Statistica» modifier (RULINGS #7)."""
+    reg = p.state.registry
+    tag = roll.tag
+    tech = _technique(reg, tuple(tag.techniques)) if tag is not None and tag.techniques else None
+    bs = _bonus_statistica(reg, actor, tech)
+    if bs is not None:
+        return bs, tech, None
+    bs = _label_amount(roll, "bonus statistica")
+    return bs, tech, ("calcolo_dichiarato" if bs is not None else None)
+
+
+def _mimetizzazione(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, rule: str) -> None:
+    """A Mimetizzazione / Mascheramento roll: its Valore (Dado + Bonus Statistica) becomes the actor's current one."""
+    f = p.fighters.get(actor)
+    if f is None:
+        return
+    what = "Mimetizzazione" if spec.key == "mimetizzazione" else "Mascheramento"
+    bs, _, assumption = _stat_bonus(p, p.post.rolls[i], actor)
+    missing: list[str] = []
+    valore = None
+    if chk.face is None:
+        missing.append("Dado (faccia non mostrata)")
+    if bs is None:
+        missing.append(f"Bonus Statistica di {actor} per la {what} nel registro")
+    if not missing:
+        try:
+            c = PZ.valore_mimetizzazione(chk.face, bs)  # type: ignore[arg-type]
+            valore, steps = c.value, [s.replace("Mimetizzazione:", f"{what}:") for s in c.steps]
+        except T.MechanicsError as exc:
+            missing.append(str(exc))
+    changes: dict[str, Any] = {spec.key: (valore, f.turn)}
+    if spec.key == "mimetizzazione" and f.mimetizzazione is None and f.scoperto[1] is not None:
+        # hidden again: the turns it spent found are counted once and for all
+        changes["scoperto"] = (f.scoperto[0] + max(0, f.turn - 1 - f.scoperto[1]), None)
+    p.fighters[actor] = evolve(f, **changes)
+    if missing:
+        known = {"Dado": chk.face} if chk.face is not None else {}
+        _missing_numbers(p, i, f"Valore di {what} di {actor}", missing, known, rule, found=chk.total)
+        return
+    p.verdicts.append(verdict("outcome.hidden", p.post.id,
+        f"{actor}: Valore di {what} {valore} ({'; '.join(steps)}), valido finché una Percezione non lo individua.",
+        rule, roll=i, found=valore, details={"steps": steps, "what": what}, assumption=assumption))
+
+
+def _percezione(p: _Post, i: int, chk: RollCheck, actor: str, rule: str) -> None:
+    """A Percezione roll: Valore di Percezione (Dado + Bonus Statistica + Concentrazione) against each target's current
+    Valore di Mimetizzazione (0 without one) and Mascheramento; found targets lose their Mimetizzazione."""
+    f = p.fighters.get(actor)
+    if f is None:
+        return
+    roll = p.post.rolls[i]
+    tag = roll.tag
+    if tag is not None and tag.targets:
+        targets = [(_resolve_name(p.state, t) or t) for t in tag.targets]
+    else:
+        targets = [n for n, x in p.fighters.items() if n != actor and (x.mimetizzazione or x.mascheramento)]
+    if not targets:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"Percezione di {actor} senza Bersaglio nell'etichetta e nessun Personaggio Mimetizzato noto al motore: "
+            "il master stabilisce chi viene individuato.", rule, roll=i, found=chk.total))
+        return
+    bs, _, assumption = _stat_bonus(p, roll, actor)
+    conc = dict(f.concentrazione)
+    for name in targets:
+        t = p.fighters.get(name)
+        if t is None or name == actor:
+            continue
+        count = _scoperto_now(t)
+        bonus, recorded = conc.get(name, (0, count))
+        c = PZ.Concentrazione(bonus)
+        for _ in range(max(0, count - recorded)):
+            c = PZ.turno_senza_mimetizzazione(c)  # −2 for each turn the target was not Mimetizzato
+        hidden = t.mimetizzazione is not None or t.mascheramento is not None
+        used, after = PZ.tentativo_percezione(c, mimetizzato=hidden)
+        conc[name] = (after.bonus, count)
+        checks = [(w, v) for w, v in (("Mimetizzazione", t.mimetizzazione), ("Mascheramento", t.mascheramento))
+                  if v is not None] or [("Mimetizzazione", None)]
+        perc = None
+        missing: list[str] = []
+        if chk.face is None:
+            missing.append("Dado (faccia non mostrata)")
+        if bs is None:
+            missing.append(f"Bonus Statistica di {actor} per la Percezione nel registro")
+        if not missing:
+            try:
+                perc = PZ.valore_percezione(chk.face, bs, used)  # type: ignore[arg-type]
+            except T.MechanicsError as exc:
+                missing.append(str(exc))
+        changes: dict[str, Any] = {}
+        for what, value in checks:
+            mim = 0 if value is None else value[0]
+            if mim is None:
+                missing_here = missing + [f"Valore di {what} di {name} (non calcolato)"]
+            else:
+                missing_here = missing
+            if missing_here and not (value is None and perc is None and chk.face is not None):
+                known = {"Dado": chk.face} if chk.face is not None else {}
+                if bs is not None:
+                    known["Bonus Stat."] = bs
+                known["Concentrazione"] = used
+                _missing_numbers(p, i, f"Percezione di {actor} su {name} ({what})", missing_here, known, rule,
+                                 found=chk.total)
+                continue
+            steps = list(perc.steps) if perc is not None else []
+            found_it = perc is None or PZ.individua(perc.value, mim)  # not Mimetizzato: found whatever the number
+            pv = perc.value if perc is not None else None
+            details = {"steps": steps, "what": what, "concentrazione": used, "target": name}
+            if found_it:
+                why = (f"Valore di Percezione {pv} ≥ Valore di {what} {mim}" if value is not None
+                       else f"{name} non è Mimetizzato (Valore 0)")
+                p.verdicts.append(verdict("outcome.detected", p.post.id,
+                    f"{actor} individua {name}: {why}." + (f" {steps[0]}." if steps else ""), rule, roll=i,
+                    expected=mim, found=pv, details=details, assumption=assumption))
+                if value is not None:
+                    changes["mimetizzazione" if what == "Mimetizzazione" else "mascheramento"] = None
+                    if what == "Mimetizzazione":
+                        changes["scoperto"] = (count, t.turn)
+            else:
+                p.verdicts.append(verdict("outcome.not_detected", p.post.id,
+                    f"{actor} non individua {name}: Valore di Percezione {pv} < Valore di {what} {mim}; il prossimo "
+                    f"Tentativo ha Concentrazione +{after.bonus}. {steps[0]}.", rule, roll=i, expected=mim, found=pv,
+                    details=details, assumption=assumption))
+        if changes:
+            p.fighters[name] = evolve(t, **changes)
+    if conc != dict(f.concentrazione):
+        p.fighters[actor] = evolve(p.fighters[actor], concentrazione=frozen_map(conc))
 
 
 # --- rolls: Fase Difensiva and Fase Offensiva -----------------------------------------------------
@@ -1131,6 +1513,10 @@ def _rolls(p: _Post) -> None:
             p.verdicts.extend(chk.verdicts)
         if not (spec.die_difensiva if phase == "difensiva" else spec.die_offensiva):
             continue  # an action without a die (flagged above): nothing to resolve from the roll
+        if tag is not None and spec.key != "liberazione" and _liberazione_label(
+                tag.action, tag.techniques, "")[0] and not (
+                phase == "offensiva" and (dfn.failed or dfn.no_offense is not None)):  # not of an annulled action
+            _liberazione_impropria(p, i, roll, spec, phase, chk, actor, liberazioni)
         if spec.key in _VALUES:
             _value_roll(p, i, spec, chk, actor, liberazioni)
             if phase == "offensiva":
@@ -1169,6 +1555,8 @@ def _rolls(p: _Post) -> None:
                     or _CIECA.search(roll.label or "")) and _cieca(p, i, roll, spec, chk, actor_f):
                 continue  # failed automatically: nobody has to defend against it
             _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared)
+            if declared and any(r.factor == "costrizione" for r in declared):
+                _costrizione_impropria(p, actor, f"{post_id}#{i}")
     # attacks nobody defended: Difesa Nulla (it cannot fail, the Fase Offensiva goes on)
     for a in mine:
         if a.id in dfn.answered or a.generic or a.annulled:
@@ -1252,8 +1640,9 @@ def _cieca(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor_
 
 
 def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, liberazioni: dict[str, int]) -> None:
-    """Liberazione / Percezione / Mimetizzazione: the die is checked; the values they are compared with (a
-    Costrizione's, the other side's) come from prose and the Regolamento Tecniche, so the master compares them."""
+    """Liberazione / Percezione / Mimetizzazione / Mascheramento: the die is checked (by `check`), then the value is
+    computed and compared (`_liberazione`, `_percezione`, `_mimetizzazione`); a Liberazione without a Costrizione the
+    engine knows of goes to the master."""
     name, other, rule = _VALUES[spec.key]
     if spec.key == "liberazione":
         liberazioni[actor] = liberazioni.get(actor, 0) + 1
@@ -1264,12 +1653,25 @@ def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, 
             return
         f = p.fighters.get(actor)
         if f is not None and f.costrizioni:
-            # the attempt counts whatever its outcome (the master rules it): the next one gets +2 more; a
-            # "liberato" ruling resets it with the Costrizione
-            p.fighters[actor] = evolve(f, allentamento=f.allentamento + T.ALLENTAMENTO_PASSO)
+            # the engine knows the Costrizione: it computes the attempt (a failure, or unknown numbers, add +2
+            # Allentamento to the next one; a success or a "liberato" ruling resets it)
+            roll = p.post.rolls[i]
+            tag = roll.tag
+            imp, gig = _liberazione_label(tag.action if tag else None, tuple(tag.techniques) if tag else (),
+                                          roll.label or "")
+            # a Liberazione roll is not an Azione Difensiva: its die is never halved
+            _liberazione(p, i, roll, "generica", chk, actor, impropria=imp, gigantismo=gig)
+            return
+    elif spec.key == "percezione":
+        _percezione(p, i, chk, actor, rule)
+        return
+    elif actor in p.fighters:
+        _mimetizzazione(p, i, spec, chk, actor, rule)
+        return
     p.verdicts.append(verdict("ruling.needed", p.post.id,
         f"{name} di {actor}: dado {chk.face if chk.face is not None else '?'}, totale {chk.total if chk.total is not None else '?'}"
-        f" (più Bonus Potenziale e Bonus Statistica del Regolamento Tecniche): il master lo confronta con {other}.",
+        + (f"; nessuna Costrizione attiva nota al motore su {actor}" if spec.key == "liberazione" else "")
+        + f": il master lo confronta con {other}.",
         rule, roll=i, found=chk.total))
 
 
