@@ -573,7 +573,7 @@ def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None
         # that are not critical still apply: ties, Protezione)
         if categoria is None or dado is None or bonus is None or res is None:
             return None
-        return D.danno_ambientale(categoria, dado, bonus, res, da_difesa=da_difesa,
+        return D.danno_ambientale(categoria, dado, bonus, res, da_difesa=da_difesa, armatura=armatura,
                                   multipliers=[m for m in mults if not m.critical], danno_minimo=minimo)
     if pot is not None and res is not None:
         return D.danno_normale(pot, res, armatura=armatura, multipliers=mults, aggiuntivo=kind == "aggiuntivo",
@@ -872,8 +872,11 @@ def _extra_calcs(p: _Post, mine: list[Hit], calcs: list[DamageCalc]) -> None:
             continue
         atk = h.attack
         target = p.fighters.get(h.attack.target)
-        amount, steps, basis, _ = damage_of(p.state, h, c, "ambientale",
-                                            target is not None and target.armatura_ceduta == h.resolved_in)
+        amount, steps, basis, armour = damage_of(p.state, h, c, "ambientale",
+                                                 target is not None and target.armatura_ceduta == h.resolved_in)
+        if armour == "cede" and target is not None:
+            # the Armatura gave way to the Danno Ambientale: no protection for the rest of that turn
+            p.fighters[atk.target] = evolve(target, armatura_ceduta=h.resolved_in)
         details = {"attack_post": atk.post, "steps": steps, "kind": "ambientale"}
         if amount is not None and stated is not None and amount != stated:
             p.verdicts.append(verdict("damage.miscalculated", post.id,
