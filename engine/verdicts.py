@@ -42,6 +42,7 @@ CODE_SEVERITY: dict[str, Severity] = {
     "outcome.power_clash": "info",
     "outcome.suspended": "info",
     "outcome.stacks": "info",
+    "outcome.sbalzo": "info",
     "registro.pv_mismatch": "error",
     "registro.pe_mismatch": "error",
     "registro.missing_damage": "error",

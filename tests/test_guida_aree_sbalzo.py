@@ -82,3 +82,85 @@ def test_danno_ambientale_armatura_three_cases(arm_pot, amount, outcome):
     r = D.danno_ambientale("B", 10, 10, 4, armatura=D.Armatura(arm_pot, "Corazza"))
     assert (r.amount, r.armatura, r.kind) == (amount, outcome, "ambientale")
     assert D.danno_ambientale("B", 10, 10, 4).amount == 5  # (5 + 10 − 4) / 2, no Armatura
+
+
+# --- 2. Distanza Massima di Sbalzo of a declared Sbalzo -----------------------------------------------
+
+def sb_reg(category="B", bonus_potenziale=3):
+    extra = {} if bonus_potenziale is None else {"bonus_potenziale": bonus_potenziale}
+    return registry({"Quincy": {"stats": Q, "extra": {"bonus_statistica": 2}}, "Hollow": {"stats": H}},
+                    {"Freccia Sacra": {"potenziale": 10, "category": category, "extra": extra}})
+
+
+SB_ATK = "Attacco [Freccia Sacra, Sbalzo] (Quincy vs Hollow): (-2 [Sbalzo] +2 [Raggio Ottimale] +4 [Destrezza])"
+
+
+def sbalzo_fight(reg, face=8, hollow_rolls=(), body="Difesa Nulla"):
+    f = Fight(reg)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", face, SB_ATK)])
+    f.post("Hollow", pv=52, stats=H, body=body, rolls=list(hollow_rolls))
+    return f.replay()
+
+
+def test_dms_of_a_declared_sbalzo_that_lands():
+    # DMS = (Dado 8 + Bonus Pot. 3 + Bonus Stat. 2 − Forza Avv. 5) × 2 [B] = 16
+    a = sbalzo_fight(sb_reg())
+    [v] = find(a, "outcome.sbalzo", "101")
+    assert (v.severity, v.found, v.rule) == ("info", 16, "Sbalzo e Reazione › Sbalzo")
+    assert v.details["steps"] == ["DMS: (Dado 8 + Bonus Pot. 3 + Bonus Stat. 2 − Forza Avv. 5) × 2 [B] = 16"]
+    assert "Distanza Massima di Sbalzo 16 m" in v.message
+    assert codes(a, "101") == ["outcome.hit", "outcome.sbalzo"]
+
+
+def test_dms_with_category_c_is_exact():
+    # (9 + 3 + 2 − 5) × 1,5 [C] = 13,5
+    [v] = find(sbalzo_fight(sb_reg("C"), face=9), "outcome.sbalzo", "101")
+    assert v.found == 13.5 and "13,5 m" in v.message
+
+
+def test_dms_after_a_protezione_riuscita_and_none_for_a_dodged_sbalzo():
+    prot = R("1d24+8", 15, "Protezione (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])")
+    a = sbalzo_fight(sb_reg(), hollow_rolls=[prot], body="")
+    [v] = find(a, "outcome.sbalzo", "101")
+    assert (v.found, v.roll) == (16, 0)
+    dodge = R("1d12+6", 9, "Schivata (Hollow vs Quincy): (+6 [Destrezza])")
+    a = sbalzo_fight(sb_reg(), hollow_rolls=[dodge], body="")
+    assert find(a, "outcome.defended", "101") and not find(a, "outcome.sbalzo")
+
+
+def test_reazione_riuscita_says_the_halved_distance():
+    # Valore di Sbalzo 8 + 2 + 2 = 12; Reazione 6 + Destrezza 6 = 12: DMS 16 → 8
+    reaz = R("1d12+6", 6, "Reazione (Hollow): (+6 [Destrezza])")
+    a = sbalzo_fight(sb_reg(), hollow_rolls=[reaz])
+    [v] = [x for x in find(a, "outcome.defended", "101") if x.roll == 0]
+    assert (v.details["dms"], v.details["distanza"]) == (16, 8)
+    assert "DMS 16 m → 8 m" in v.message
+
+
+def test_dms_missing_numbers_ask_the_master_naming_them():
+    a = sbalzo_fight(sb_reg(bonus_potenziale=None))
+    assert not find(a, "outcome.sbalzo")
+    [v] = [x for x in find(a, "ruling.needed", "101") if x.rule == "Sbalzo e Reazione › Sbalzo"]
+    assert v.details["missing"] == ["Bonus Potenziale di Freccia Sacra (registro `extra.bonus_potenziale`)"]
+    reg = registry({"Quincy": {"stats": Q}}, {})
+    f = Fight(reg)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 8, SB_ATK)])
+    f.post("Hollow", pv=52, stats={"Destrezza": 6}, body="Difesa Nulla")
+    [v] = [x for x in find(f.replay(), "ruling.needed", "101") if x.rule == "Sbalzo e Reazione › Sbalzo"]
+    assert v.details["missing"] == ["Tecnica nel registro (categoria, Bonus Potenziale, Bonus Statistica)",
+                                    "Forza di Hollow (Livello Totale)"]
+
+
+def test_dms_of_a_sbalzo_from_a_defence_halves_the_die():
+    from engine.rulesets.guida.state import evolve
+    from engine.rulesets.guida.step import sbalzo_dms
+    f = Fight(sb_reg())
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 9, SB_ATK)])
+    f.post("Hollow", pv=52, stats=H)
+    state = f.replay().snapshots[0].state
+    [atk] = state.incoming
+    assert sbalzo_dms(state, atk)[0].value == (9 + 3 + 2 - 5) * 2
+    # a Contrattacco (a Defence): Fattore di Casualità halved, 9 → 4
+    calc_, missing = sbalzo_dms(state, evolve(atk, counter=True))
+    assert (calc_.value, missing) == ((4 + 3 + 2 - 5) * 2, [])
+    assert calc_.steps[0] == "Sbalzo da Difesa: Fattore di Casualità dimezzato 9 → 4"

@@ -1501,15 +1501,83 @@ def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incomi
         return
     numbers = {"valore_sbalzo": str(vs.value), "steps": list(vs.steps), "attack_post": atk.post}
     if chk.total >= vs.value:
+        dms, missing = sbalzo_dms(evolve(p.state, fighters=p.fighters), atk)
+        if dms is not None:
+            half = SB.reazione(chk.total, vs.value, dms.value).distanza
+            numbers.update(dms=_num(dms.value), distanza=_num(half))
+            distance = f"distanza di Sbalzo dimezzata: DMS {_metri(dms.value)} m → {_metri(half)} m"
+        else:
+            distance = "distanza di Sbalzo dimezzata (DMS non calcolabile: " + "; ".join(missing) + ")"
         p.verdicts.append(verdict("outcome.defended", post.id,
             f"Reazione riuscita ({chk.total} ≥ {vs.floor if vs.value == vs.floor else float(vs.value)}): niente Danni "
-            "Ambientali e distanza di Sbalzo dimezzata.", rule, roll=i, expected=str(vs.value), found=chk.total,
+            f"Ambientali e {distance}.", rule, roll=i, expected=str(vs.value), found=chk.total,
             details=numbers))
     else:
         dfn.no_offense = i
         p.verdicts.append(verdict("outcome.hit", post.id,
             f"Reazione fallita ({chk.total} < {float(vs.value):g}): lo Sbalzo va a segno e non si potrà procedere alla "
             "Fase Offensiva.", rule, roll=i, expected=str(vs.value), found=chk.total, details=numbers))
+
+
+def _num(x: Fraction) -> int | float:
+    """A distance for JSON: an int when whole."""
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def _metri(x: Fraction) -> str:
+    """A distance for a message, Italian style ("13,5")."""
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}".replace(".", ",")
+
+
+def sbalzo_dms(state: GuidaState, atk: Incoming) -> tuple[SB.Calc | None, list[str]]:
+    """The Distanza Massima di Sbalzo of a declared Sbalzo: (Dado + Bonus Pot. + Bonus Stat. − Forza Avv.) × Mod of
+    the technique's category, the die halved when the Sbalzo comes from a Defence (a Contrattacco). Returns the
+    Calc, or None with the names of the missing numbers (registry: category, `extra.bonus_potenziale`, Bonus
+    Statistica; the target's Forza; the die)."""
+    reg = state.registry
+    tech = _technique(reg, atk.techniques)
+    missing: list[str] = []
+    if atk.face is None:
+        missing.append("Fattore di Casualità dell'Attacco")
+    if tech is None:
+        missing.append("Tecnica nel registro (categoria, Bonus Potenziale, Bonus Statistica)")
+    else:
+        if not tech.category:
+            missing.append(f"categoria del Potenziale di {tech.name} (registro `category`)")
+        bp = tech.extra.get("bonus_potenziale")
+        if not isinstance(bp, int) or isinstance(bp, bool):
+            missing.append(f"Bonus Potenziale di {tech.name} (registro `extra.bonus_potenziale`)")
+    bonus = _bonus_statistica(reg, atk.attacker, tech)
+    if bonus is None and tech is not None:
+        missing.append(f"Bonus Statistica di {atk.attacker} (registro `extra.bonus_statistica`)")
+    target = state.fighters.get(atk.target)
+    forza = live_stat(target, "Forza") if target is not None else None
+    if forza is None:
+        missing.append(f"Forza di {atk.target} (Livello Totale)")
+    if missing:
+        return None, missing
+    try:
+        return SB.dms(atk.face, tech.extra["bonus_potenziale"], bonus, forza, tech.category,  # type: ignore[union-attr,arg-type]
+                      da_difesa=atk.counter), []
+    except T.MechanicsError as exc:
+        return None, [str(exc)]
+
+
+def _sbalzo_landed(p: _Post, atk: Incoming, roll: int | None) -> None:
+    """A declared Sbalzo that lands: its Distanza Massima di Sbalzo (outcome.sbalzo), else the master rules
+    naming the missing numbers."""
+    calc, missing = sbalzo_dms(evolve(p.state, fighters=p.fighters), atk)  # the fighters as this post left them
+    if calc is None:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"Sbalzo di {atk.attacker} su {atk.target}: Distanza Massima di Sbalzo non calcolabile, mancano "
+            + "; ".join(missing) + ".", T.RULE_SBALZO, roll=roll, details={"attack_post": atk.post, "missing": missing}))
+        return
+    dms = _num(calc.value)
+    p.verdicts.append(verdict("outcome.sbalzo", p.post.id,
+        f"Sbalzo di {atk.attacker} su {atk.target}: Distanza Massima di Sbalzo {_metri(calc.value)} m (" + "; ".join(calc.steps)
+        + "). Si può sbalzare a distanze inferiori; se non la si specifica vale la Massima.", T.RULE_SBALZO, roll=roll,
+        found=dms, details={"attack_post": atk.post, "dms": dms, "steps": list(calc.steps),
+                            "da_difesa": atk.counter}))
 
 
 def _physical(reg: Registry, atk: Incoming) -> bool | None:
@@ -1642,6 +1710,8 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
         expected, found = atk.total, None
     p.verdicts.append(verdict(code, post.id, msg, P_DIFENSIVA if defence else P_FLUSSO, roll=roll,
                               expected=expected, found=found, details=details))
+    if atk.sbalzo:
+        _sbalzo_landed(p, atk, roll)
     if stacks and atk.target in p.fighters:
         p.fighters[atk.target] = _apply_stacks(p, p.fighters[atk.target], stacks, protezione=protezione,
                                                source=atk.post)
