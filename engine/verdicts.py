@@ -43,6 +43,7 @@ CODE_SEVERITY: dict[str, Severity] = {
     "outcome.suspended": "info",
     "outcome.stacks": "info",
     "outcome.sbalzo": "info",
+    "outcome.area": "info",
     "registro.pv_mismatch": "error",
     "registro.pe_mismatch": "error",
     "registro.missing_damage": "error",

@@ -164,3 +164,220 @@ def test_dms_of_a_sbalzo_from_a_defence_halves_the_die():
     calc_, missing = sbalzo_dms(state, evolve(atk, counter=True))
     assert (calc_.value, missing) == ((4 + 3 + 2 - 5) * 2, [])
     assert calc_.steps[0] == "Sbalzo da Difesa: Fattore di Casualità dimezzato 9 → 4"
+
+
+# --- 3. Aree di Controllo Espansive in the state -------------------------------------------------------
+
+def aree_reg(saturazione=6, nome="Cortina Velenosa"):
+    extra = {"area": "espansiva", "area_nome": nome}
+    if saturazione is not None:
+        extra["saturazione"] = saturazione
+    return registry(
+        {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}},
+        {"Nube Tossica": {"potenziale": 8, "category": "B", "extra": extra},
+         "Freccia Sacra": {"potenziale": 10, "category": "C"},
+         "Pioggia di Frecce": {"potenziale": 12, "category": "A"},
+         "Luce Sacra": {"potenziale": 14, "category": "S"}})
+
+
+CREA = "Attacco [Nube Tossica] (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])"  # 1d12+8
+ATK_H = "Attacco (Hollow vs Quincy): (+2 [Raggio Ottimale] +6 [Destrezza])"
+
+
+def saturazione(audit, post_index):
+    return {a.nome: a.saturazione for a in audit.snapshots[post_index].state.aree}
+
+
+def test_a_technique_creates_an_area_espansiva():
+    f = Fight(aree_reg())
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 5, CREA)])
+    a = f.replay()
+    [v] = find(a, "outcome.area", "100")
+    assert (v.severity, v.found, v.rule) == ("info", 6, "Aree di Controllo › Creazione di Aree di Controllo")
+    d = v.details
+    assert (d["area"], d["event"], d["saturazione"], d["raggio_m"], d["potenziale"], d["owner"]) == (
+        "Cortina Velenosa", "creata", 6, 25, 6, "Hollow")
+    assert "perde 1 Stack di Saturazione al turno 3 di Hollow" in v.message
+    [area] = a.snapshots[-1].state.aree
+    assert (area.decay_anchor, area.tecnica, area.post) == (1, "Nube Tossica", "100")
+    # the next hint shows it, the existing keys untouched
+    [row] = a.next["aree"]
+    assert (row["nome"], row["saturazione"], row["raggio_m"], row["potenziale"], row["prossima_perdita"]) == (
+        "Cortina Velenosa", 6, 25, 6, {"turn": 3, "character": "Hollow", "stacks": 1})
+    assert any(h.startswith("Area di Controllo Cortina Velenosa di Hollow: Saturazione 6") for h in a.next["hints"])
+
+
+def test_no_area_no_key_in_the_hint():
+    f = Fight(aree_reg())
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 5, ATK_H)])
+    a = f.replay()
+    assert "aree" not in a.next and a.snapshots[-1].state.aree == ()
+
+
+@pytest.mark.parametrize("start,by_turn", [
+    (6, [6, 5, 5, 4, 4]),          # 1-7: −1 every 2 turns of the owner
+    (8, [7, 7, 6, 6, 5]),          # 8-15: −1 every turn, then 1-7
+    (16, [14, 13, 12, 11, 10]),    # 16-24: −2, then 8-15: −1
+    (25, [22, 20, 18, 16, 14]),    # 25+: −3, then 16-24: −2
+    (2, [2, 1, 1, None, None]),    # down to 0: the Area vanishes
+])
+def test_saturazione_decays_at_the_owners_turns(start, by_turn):
+    f = Fight(aree_reg(start))
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 5, CREA)])
+    for _ in range(5):
+        f.post("Quincy", stats=Q)
+        f.post("Hollow", stats=H)
+    a = f.replay()
+    got = [saturazione(a, k).get("Cortina Velenosa") for k in range(2, 12, 2)]
+    assert got == by_turn
+    # Quincy's posts do not move it
+    assert [saturazione(a, k).get("Cortina Velenosa") for k in range(1, 11, 2)] == [start] + by_turn[:-1]
+    decays = find(a, "outcome.area")[1:]
+    assert all(v.rule == "Aree di Controllo › Tipologie di Aree di Controllo" for v in decays)
+    if start == 2:
+        [gone] = [v for v in decays if v.details["event"] == "scomparsa"]
+        assert (gone.post, gone.expected, gone.found) == ("108", 1, 0)  # Hollow's 5th turn
+        assert "l'Area di Controllo scompare" in gone.message
+        assert "aree" not in a.next
+
+
+def test_missing_saturazione_asks_the_master():
+    f = Fight(aree_reg(None))
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 5, CREA)])
+    a = f.replay()
+    [v] = find(a, "ruling.needed", "100")
+    assert "`extra.saturazione`" in v.message and v.rule == "Aree di Controllo › Creazione di Aree di Controllo"
+    assert a.snapshots[-1].state.aree == ()
+
+
+def master_area_fight(line, *rest):
+    f = Fight(aree_reg())
+    f.post("Quincy", pv=40, stats=Q)
+    f.post("Hollow", pv=52, stats=H)
+    f.master(line)
+    for author, rolls in rest:
+        f.post(author, stats=Q if author == "Quincy" else H, rolls=rolls)
+    return f.replay()
+
+
+def test_master_declares_an_area_of_the_environment():
+    a = master_area_fight("La nebbia sale.\nArea: Cortina Fumogena (Espansiva), Saturazione 10, di Quincy; "
+                          "dentro: Hollow, Quincy", ("Quincy", []), ("Hollow", []), ("Quincy", []))
+    [v] = find(a, "outcome.area", "102")
+    d = v.details
+    assert (d["event"], d["saturazione"], d["raggio_m"], d["potenziale"], d["owner"], d["dentro"]) == (
+        "creata", 10, 60, 10, "Quincy", ["Hollow", "Quincy"])
+    # 8-15: −1 at each of Quincy's turns (its 2nd and 3rd), not at Hollow's
+    assert [saturazione(a, k)["Cortina Fumogena"] for k in (3, 4, 5)] == [9, 9, 8]
+    [d1] = find(a, "outcome.area", "103")
+    assert (d1.expected, d1.found, d1.details["event"]) == (10, 9, "decadimento")
+    assert not find(a, "outcome.area", "104")
+
+
+def test_master_area_without_owner_runs_on_the_first_of_the_turn_order():
+    a = master_area_fight("Area: Cortina Fumogena (Espansiva), Saturazione 8", ("Quincy", []), ("Hollow", []))
+    assert a.snapshots[2].state.aree[0].owner == "Quincy"
+    assert [saturazione(a, k)["Cortina Fumogena"] for k in (3, 4)] == [7, 7]
+
+
+def test_master_updates_and_ends_an_area():
+    f = Fight(aree_reg())
+    f.post("Quincy", pv=40, stats=Q)
+    f.master("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Quincy")
+    f.master("Area: Cortina Fumogena, Saturazione 4; dentro: Hollow")
+    f.master("Area: Cortina Fumogena distrutta")
+    a = f.replay()
+    [upd] = find(a, "outcome.area", "102")
+    assert (upd.details["event"], upd.expected, upd.found, upd.details["dentro"]) == ("aggiornata", 10, 4, ["Hollow"])
+    assert saturazione(a, 2) == {"Cortina Fumogena": 4}
+    [end] = find(a, "outcome.area", "103")
+    assert end.details["event"] == "scomparsa" and a.snapshots[-1].state.aree == ()
+    assert end.rule == "Aree di Controllo › Distruzione di Aree di Controllo"
+
+
+@pytest.mark.parametrize("label,removed", [
+    ("Attacco [Pioggia di Frecce] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])", 1),        # A
+    ("Attacco [Luce Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])", 2),               # S
+    ("Attacco ad Area [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])", 1),    # Area
+    ("Attacco ad Area Totale [Luce Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])", 4),  # S + Totale
+    ("Attacco [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])", 0),            # C mirato
+])
+def test_attacks_inside_the_area_remove_saturazione(label, removed):
+    a = master_area_fight("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Hollow; dentro: Hollow",
+                          ("Quincy", [R("1d12+6", 5, label)]))
+    assert saturazione(a, 3) == {"Cortina Fumogena": 10 - removed}
+    got = find(a, "outcome.area", "103")
+    if removed:
+        [v] = got
+        assert (v.expected, v.found, v.details["event"], v.roll) == (10, 10 - removed, "rimozione", 0)
+        assert v.message.startswith("Attacco di Quincy dentro Cortina Fumogena: ")
+    else:
+        assert got == []
+
+
+def test_attack_outside_the_area_removes_nothing_and_one_naming_it_does():
+    outside = "Attacco [Pioggia di Frecce] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    a = master_area_fight("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Hollow; dentro: nessuno",
+                          ("Quincy", [R("1d12+6", 5, outside)]))
+    assert saturazione(a, 3) == {"Cortina Fumogena": 10}
+    named = "Attacco [Pioggia di Frecce, Cortina Fumogena] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    a = master_area_fight("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Hollow",
+                          ("Quincy", [R("1d12+6", 5, named)]))
+    assert saturazione(a, 3) == {"Cortina Fumogena": 9}
+
+
+def test_an_attack_empties_the_area_and_it_vanishes():
+    label = "Attacco [Luce Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    a = master_area_fight("Area: Cortina Fumogena (Espansiva), Saturazione 1, di Hollow; dentro: Quincy",
+                          ("Quincy", [R("1d12+6", 5, label)]))
+    [v] = find(a, "outcome.area", "103")
+    assert (v.details["event"], v.expected, v.found) == ("scomparsa", 1, 0)
+    assert "l'Area di Controllo scompare" in v.message
+    assert a.snapshots[-1].state.aree == () and "aree" not in a.next
+
+
+def test_cortina_velenosa_poisons_who_is_inside_each_turn():
+    f = Fight(aree_reg(6))
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 5, CREA)], body="Area: Cortina Velenosa; dentro: Quincy")
+    f.post("Quincy", pv=40, stats=Q, body="Difesa Nulla")
+    f.post("Hollow", stats=H)
+    f.post("Quincy", stats=Q)
+    f.post("Hollow", stats=H)   # Hollow's 3rd turn: Saturazione 6 → 5
+    f.post("Quincy", stats=Q)
+    a = f.replay()
+    assert [v.details["event"] for v in find(a, "outcome.area", "100")] == ["creata", "dentro"]
+    # 6 Saturazione → 3 Stack Veleno per Turno; 5 → 2
+    poison = [(v.post, v.found) for v in find(a, "outcome.area") if v.details["event"] == "veleno"]
+    assert poison == [("101", 3), ("103", 3), ("105", 2)]
+    assert a.characters["Quincy"]["stacks"] == {"Avvelenamento": 8}
+    assert a.characters["Hollow"]["stacks"] == {}
+    [row] = a.next["aree"]
+    assert row["dentro"] == ["Quincy"] and row["veleno_per_turno"] == 2
+
+
+def test_cortina_velenosa_without_who_is_inside_asks_the_master():
+    f = Fight(aree_reg(6))
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 5, CREA)])
+    f.post("Quincy", pv=40, stats=Q, body="Difesa Nulla")
+    f.post("Hollow", stats=H)
+    a = f.replay()
+    assert not [v for v in find(a, "outcome.area") if v.details["event"] == "veleno"]
+    [v] = find(a, "ruling.needed", "102")
+    assert v.rule == "Aree di Controllo › Aree di Controllo Note" and v.details["veleno_per_turno"] == 3
+    assert a.characters["Quincy"]["stacks"] == {}
+
+
+def test_contrattacco_riuscito_destroys_the_area_in_creation():
+    f = Fight(aree_reg(6))
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 5, CREA)])
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d18+4", 12, "Contrattacco Diretto (Quincy vs Hollow): (+4 [Destrezza])")])
+    a = f.replay()
+    [v] = find(a, "outcome.area", "101")
+    assert (v.details["event"], v.details["area"], v.rule) == (
+        "distrutta", "Cortina Velenosa", "Aree di Controllo › Distruzione di Aree di Controllo")
+    assert a.snapshots[-1].state.aree == ()
+    # beaten on time: the Area is created all the same
+    f.posts[-1] = f.posts[-1].__class__(**{**f.posts[-1].__dict__, "rolls": (
+        R("1d18+4", 2, "Contrattacco Diretto (Quincy vs Hollow): (+4 [Destrezza])"),)})
+    a = f.replay()
+    assert not find(a, "outcome.area", "101") and saturazione(a, 1) == {"Cortina Velenosa": 6}

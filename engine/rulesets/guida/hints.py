@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import aree as AR
 from . import stacks as S
 from .actions import ACTIONS
 from .checks import dice_tag, live_stat, stat_maluses
@@ -196,7 +197,8 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
                      "tag": dice_tag("Liberazione", 12, who, None, allent)})
     if not attacks:
         hints.append("Nessun Attacco in arrivo: la Fase Difensiva si salta.")
-    return {
+    aree = _aree(state, who, hints) if state.aree else None
+    out = {
         "character": who,
         "next_to_post": next_character(state),
         "turn": turn,
@@ -208,3 +210,29 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         "hints": hints,
         "dice_tags": dice,
     }
+    if aree is not None:
+        out["aree"] = aree
+    return out
+
+
+def _aree(state: GuidaState, who: str, hints: list[str]) -> list[dict[str, Any]]:
+    """The live Aree di Controllo Espansive: Saturazione, radius, Potenziale, next decay, who is inside."""
+    rows = []
+    for area in state.aree:
+        nxt = AR.prossima_perdita(area)
+        poison = AR.cortina_velenosa(area.saturazione) if AR.is_cortina_velenosa(area) else None
+        rows.append({"nome": area.nome, "tipo": area.tipo, "owner": area.owner, "saturazione": area.saturazione,
+                     "potenziale": area.potenziale_area, "raggio_m": area.raggio,
+                     "dentro": list(area.dentro) if area.dentro is not None else None,
+                     "prossima_perdita": {"turn": nxt[0], "character": area.owner, "stacks": nxt[1]} if nxt else None,
+                     "veleno_per_turno": poison, "post": area.post})
+        line = (f"Area di Controllo {area.nome}" + (f" di {area.owner}" if area.owner else "")
+                + f": Saturazione {area.saturazione}, raggio {area.raggio} m, Potenziale {area.potenziale_area}")
+        if nxt and area.owner:
+            line += f"; perde {nxt[1]} Stack di Saturazione al turno {nxt[0]} di {area.owner}"
+        if area.dentro is not None:
+            line += "; dentro: " + (", ".join(area.dentro) or "nessuno")
+        if poison and area.dentro is not None and who in area.dentro:
+            line += f"; sei dentro: {poison} Stack di Avvelenamento nella tua Fase Iniziale"
+        hints.append(line + ".")
+    return rows

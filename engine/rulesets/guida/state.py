@@ -189,6 +189,9 @@ class GuidaState:
     posts: int = 0
     aliases: Mapping[str, str] = field(default_factory=lambda: EMPTY)  # lower-cased author / name → character
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    # live Aree di Controllo Espansive (aree.Area): created by a technique (registry `extra.area`) or declared by
+    # the master; their Saturazione decays at their owner's turns (absolute turns, aree.decadimento)
+    aree: tuple[Any, ...] = ()
 
     def fighter(self, name: str) -> Fighter | None:
         return self.fighters.get(name)
