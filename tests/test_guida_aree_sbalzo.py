@@ -381,3 +381,22 @@ def test_contrattacco_riuscito_destroys_the_area_in_creation():
         R("1d18+4", 2, "Contrattacco Diretto (Quincy vs Hollow): (+4 [Destrezza])"),)})
     a = f.replay()
     assert not find(a, "outcome.area", "101") and saturazione(a, 1) == {"Cortina Velenosa": 6}
+
+
+@pytest.mark.parametrize("reaction_face,ok", [(6, True), (5, False)])
+def test_reazione_riuscita_means_no_danno_ambientale(reaction_face, ok):
+    # Valore di Sbalzo 12; Reazione face + 6. Danno Normale: 10 + 2 − 4 = 8. Danno Ambientale (B): Dado 8 / 2 = 4;
+    # (4 + 2 − 4) / 2 = 1, only when the Reazione fails
+    f = Fight(sb_reg())
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 8, SB_ATK)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla",
+           rolls=[R("1d12+6", reaction_face, "Reazione (Hollow): (+6 [Destrezza])")])
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 8, technique="Freccia Sacra"), ambientale(1)])
+    a = f.replay()
+    if ok:
+        [v] = find(a, "damage.miscalculated", "102")
+        assert (v.expected, v.found, v.rule) == (0, 1, "Sbalzo e Reazione › Reazione")
+        assert [r["amount"] for r in a.next["registro"]] == [-8]
+    else:
+        assert codes(a, "102") == []
+        assert sorted(r["amount"] for r in a.next["registro"]) == [-8, -1]

@@ -166,6 +166,7 @@ class Hit:
     defense: str | None
     expected: int | None = None  # the engine's damage when it has every number
     ruled: int | None = None  # a master's ruling
+    reazione: bool = False  # a Reazione riuscita against its declared Sbalzo: no Danni Ambientali
 
 
 @dataclass(frozen=True)

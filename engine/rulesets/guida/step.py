@@ -129,7 +129,7 @@ class _Post:
     """Mutable scratchpad of one step; the step returns immutable state built from it."""
 
     __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now",
-                 "aree")
+                 "aree", "reazioni")
 
     def __init__(self, state: GuidaState, post: Post, name: str):
         self.state = state
@@ -142,6 +142,7 @@ class _Post:
         self.new_incoming: list[Incoming] = []
         self.spese_now: tuple[Expense, ...] = ()  # costs of the techniques the poster uses in this post
         self.aree: tuple[AR.Area, ...] = state.aree  # live Aree di Controllo Espansive
+        self.reazioni: set[str] | None = None  # attacks whose Sbalzo a Reazione riuscita met (no Danni Ambientali)
 
     def v(self, *args: Any, **kw: Any) -> None:
         self.verdicts.append(verdict(*args, **kw))
@@ -197,6 +198,9 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
     if p.hits or post.damage:
         _damage_calcs(p)
     _rolls(p)
+    if p.reazioni:
+        p.hits = [evolve(h, reazione=True) if h.attack.id in p.reazioni and h.resolved_in == post.id else h
+                  for h in p.hits]
     if p.aree:
         _aree_dentro(p)
 
@@ -879,6 +883,14 @@ def _extra_calcs(p: _Post, mine: list[Hit], calcs: list[DamageCalc]) -> None:
             aggiuntivi.setdefault(h.attack.target, []).append((c, h, stated))
             continue
         atk = h.attack
+        if h.reazione:
+            # "Se il Valore di Reazione eguaglia o supera quella di Sbalzo: non si subiscono i Danni Ambientali"
+            if stated:
+                p.verdicts.append(verdict("damage.miscalculated", post.id,
+                    f"Danno Ambientale a {atk.target}: {stated} dichiarato, ma la Reazione di {atk.target} allo Sbalzo "
+                    f"(post {h.resolved_in}) è riuscita: nessun Danno Ambientale.", T.RULE_REAZIONE, expected=0,
+                    found=stated, details={"attack_post": atk.post, "kind": "ambientale", "reazione": h.resolved_in}))
+            continue  # nothing to record in the target's Registro
         target = p.fighters.get(h.attack.target)
         amount, steps, basis, armour = damage_of(p.state, h, c, "ambientale",
                                                  target is not None and target.armatura_ceduta == h.resolved_in)
@@ -1511,6 +1523,9 @@ def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incomi
         return
     numbers = {"valore_sbalzo": str(vs.value), "steps": list(vs.steps), "attack_post": atk.post}
     if chk.total >= vs.value:
+        if p.reazioni is None:
+            p.reazioni = set()
+        p.reazioni.add(atk.id)
         dms, missing = sbalzo_dms(evolve(p.state, fighters=p.fighters), atk)
         if dms is not None:
             half = SB.reazione(chk.total, vs.value, dms.value).distanza
