@@ -400,3 +400,67 @@ def test_reazione_riuscita_means_no_danno_ambientale(reaction_face, ok):
     else:
         assert codes(a, "102") == []
         assert sorted(r["amount"] for r in a.next["registro"]) == [-8, -1]
+
+
+def test_armatura_given_way_to_a_danno_ambientale_protects_no_more_that_turn():
+    # Quincy's Luce Pura ignores the Armatura; its Danno Ambientale (19 > Armatura 10) makes it give way, so
+    # Orihime's Freccia Sacra, resolved in the same turn of Hollow, meets none: 14 − 4 = 10 (with it: 7)
+    reg = armoured(6)
+    reg.characters["Orihime"] = reg.characters["Quincy"].__class__(
+        name="Orihime", stats=reg.characters["Quincy"].stats, extra={"bonus_statistica": 4})
+    for stated, expected in ((10, None), (7, 10)):
+        f = Fight(reg)
+        f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 10, ATK.format(t="Luce Pura"))])
+        f.post("Orihime", pv=30, stats=Q, rolls=[R("1d12+6", 5, "Attacco [Freccia Sacra] (Orihime vs Hollow): "
+                                                  "(+2 [Raggio Ottimale] +4 [Destrezza])")])
+        f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+        f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 8, technique="Luce Pura", kind="puro"), ambientale(6)])
+        f.post("Orihime", pv=30, stats=Q, damage=[calc("Hollow", stated, technique="Freccia Sacra")])
+        a = f.replay()
+        assert codes(a, "103") == []
+        got = find(a, "damage.miscalculated", "104")
+        assert [(v.expected, v.found) for v in got] == ([] if expected is None else [(expected, stated)])
+
+
+def test_attacchi_multipli_inside_the_area_by_colpi():
+    lab = "Attacco Multiplo [Freccia Sacra, Raffica 20 Colpi] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    a = master_area_fight("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Hollow; dentro: Hollow",
+                          ("Quincy", [R("1d12+6", 5, lab)]))
+    assert saturazione(a, 3) == {"Cortina Fumogena": 9}
+    lab = "Attacco Multiplo [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    a = master_area_fight("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Hollow; dentro: Hollow",
+                          ("Quincy", [R("1d12+6", 5, lab)]))
+    assert saturazione(a, 3) == {"Cortina Fumogena": 10}
+    [v] = [x for x in find(a, "ruling.needed", "103") if x.details.get("area") == "Cortina Fumogena"]
+    assert "Colpi" in v.message
+
+
+def test_a_player_cannot_declare_an_area_only_who_is_inside():
+    f = Fight(aree_reg())
+    f.post("Quincy", pv=40, stats=Q, body="Area: Cortina Fumogena (Espansiva), Saturazione 10; dentro: Hollow")
+    a = f.replay()
+    assert a.snapshots[-1].state.aree == () and not find(a, "outcome.area")
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(["Area:", "Area di Controllo:", " Cortina", " Fumogena", "(Espansiva)", "(Statica)", ",",
+                           ";", " Saturazione", " 0", " 7", " 999", " di", " Quincy", " dentro:", " e ", " nessuno",
+                           " distrutta", "\n", ".", "(", ")", " Hollow"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECES, max_size=25), st.lists(_PIECES, max_size=25))
+def test_any_area_line_gives_verdicts_never_an_internal_error(master_text, player_text):
+    f = Fight(aree_reg())
+    f.post("Quincy", pv=40, stats=Q)
+    f.master("".join(master_text))
+    f.post("Hollow", pv=52, stats=H, body="".join(player_text),
+           rolls=[R("1d12+8", 5, "Attacco [Nube Tossica, Cortina Fumogena] (Hollow vs Quincy): "
+                                  "(+2 [Raggio Ottimale] +6 [Destrezza])")])
+    f.post("Quincy", stats=Q, body="Difesa Nulla")
+    a = f.replay()
+    assert "engine.internal_error" not in codes(a)
+    for area in a.snapshots[-1].state.aree:
+        assert area.saturazione >= 1 and area.potenziale_area <= 30
+    a.to_dict()
