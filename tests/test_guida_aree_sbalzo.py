@@ -464,3 +464,39 @@ def test_any_area_line_gives_verdicts_never_an_internal_error(master_text, playe
     for area in a.snapshots[-1].state.aree:
         assert area.saturazione >= 1 and area.potenziale_area <= 30
     a.to_dict()
+
+
+SPOST = "Spostamento [Fuga] (Quincy): (+2 [Spostamento] +4 [Destrezza])"  # 1d15+6
+CGEN = "Contrattacco su Azione Generica (Hollow vs Quincy): (+6 [Destrezza])"  # 1d18+6
+
+
+@pytest.mark.parametrize("counter_face,escaped", [(None, True), (12, False), (1, True)])
+def test_fuga_by_spostamento_unless_countered(counter_face, escaped):
+    f = Fight(aree_reg())
+    f.post("Quincy", pv=40, stats=Q)
+    f.post("Hollow", pv=52, stats=H)
+    f.master("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Hollow; dentro: Quincy, Hollow")
+    f.post("Quincy", stats=Q, rolls=[R("1d15+6", 8, SPOST)])                         # 103: 14
+    f.post("Hollow", stats=H, rolls=[R("1d18+6", counter_face, CGEN)] if counter_face else [])  # 104
+    f.post("Quincy", stats=Q)                                                            # 105
+    a = f.replay()
+    events = [(v.post, v.details["event"]) for v in find(a, "outcome.area")
+              if v.details["event"].startswith("fuga")]
+    if escaped:
+        assert events == [("103", "fuga_tentata"), ("105", "fuga")]
+        assert a.snapshots[-1].state.aree[0].dentro == ("Hollow",)
+    else:
+        assert events == [("103", "fuga_tentata"), ("104", "fuga_fallita")]
+        assert a.snapshots[-1].state.aree[0].dentro == ("Quincy", "Hollow")
+    assert all(v.rule == "Aree di Controllo › Fuga dalle Aree di Controllo" for v in find(a, "outcome.area")
+               if v.details["event"].startswith("fuga"))
+    assert a.snapshots[-1].state.aree[0].fughe == ()
+
+
+def test_a_spostamento_of_someone_outside_is_no_fuga():
+    f = Fight(aree_reg())
+    f.post("Quincy", pv=40, stats=Q)
+    f.master("Area: Cortina Fumogena (Espansiva), Saturazione 10, di Quincy; dentro: Hollow")
+    f.post("Quincy", stats=Q, rolls=[R("1d15+6", 8, SPOST)])
+    a = f.replay()
+    assert not [v for v in find(a, "outcome.area") if v.details["event"].startswith("fuga")]

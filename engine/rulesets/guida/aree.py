@@ -77,6 +77,7 @@ class Area:
     dentro: tuple[str, ...] | None = None  # who is inside, as a post or the master said (None: not said)
     post: str | None = None  # post of the creation (or of the master's declaration)
     tecnica: str | None = None  # the technique that created it (its registry `extra.veleno` for a Cortina Velenosa)
+    fughe: tuple[tuple[str, str], ...] = ()  # (character, post) of a Fuga by Spostamento not yet resolved
 
     @property
     def potenziale_area(self) -> int | None:

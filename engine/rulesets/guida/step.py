@@ -1890,6 +1890,8 @@ def _aree_fase_iniziale(p: _Post) -> None:
     """At a player's Fase Iniziale: the Saturazione its own Aree lose (absolute turns, aree.decadimento); the
     Stack Veleno a Cortina Velenosa gives to the poster when it is inside; who is inside not said → ruling."""
     name = p.name
+    if any(a.fughe for a in p.aree):
+        _fughe(p)
     me = p.fighters[name]
     turn = me.turn
     out: list[AR.Area] = []
@@ -1949,6 +1951,9 @@ def _aree_azione(p: _Post, i: int, roll: Any, spec: ActionSpec, actor: str, tech
             tech = area_techs.get(n.lower())
             if tech is not None:
                 made.extend(_crea_area(p, i, tech, actor))
+    if spec.key == "spostamento" and p.aree:
+        _fuga_dichiarata(p, i, roll, actor)
+        return
     attack = spec.role == "offensiva" or spec.counter
     live = [a for a in p.aree if not any(a is m for m in made)]
     if not attack or not live:
@@ -2031,13 +2036,56 @@ def _crea_area(p: _Post, i: int, tech: Technique, actor: str) -> list[AR.Area]:
     return [area]
 
 
+def _fuga_dichiarata(p: _Post, i: int, roll: Any, actor: str) -> None:
+    """An Azione Principale di Spostamento of someone inside an Area whose label names the Area or says «Fuga»: a Fuga,
+    resolved at the author's next turn unless a Contrattacco su Azione Generica stops it first."""
+    label = (roll.label or "").lower()
+    fuga = "fuga" in label
+    out = list(p.aree)
+    for k, area in enumerate(out):
+        named = area.nome.lower() in label
+        if not (named or fuga) or (actor not in area.dentro if area.dentro is not None else not named):
+            continue
+        out[k] = evolve(area, fughe=area.fughe + ((actor, p.post.id),))
+        _area_verdict(p.verdicts, p.post.id,
+            f"{actor} tenta la Fuga da {area.nome} con uno Spostamento (Azione Principale): riesce se nessuno lo "
+            "Contrattacca con successo prima del suo prossimo turno.", out[k], "fuga_tentata", T.RULE_AREE_FUGA, roll=i)
+    p.aree = tuple(out)
+
+
+def _fughe(p: _Post) -> None:
+    """At the author's next Fase Iniziale its Fuga not stopped by a Contrattacco has succeeded: out of the Area."""
+    name = p.name
+    out = []
+    for area in p.aree:
+        if any(who == name for who, _ in area.fughe):
+            calc = AR.fuga(False, "spostamento")
+            dentro = tuple(n for n in area.dentro if n != name) if area.dentro is not None else None
+            area = evolve(area, fughe=tuple(f for f in area.fughe if f[0] != name), dentro=dentro)
+            _area_verdict(p.verdicts, p.post.id, f"{name} è fuori da {area.nome}: " + "; ".join(calc.steps) + ".",
+                          area, "fuga", T.RULE_AREE_FUGA, steps=calc.steps)
+        out.append(area)
+    p.aree = tuple(out)
+
+
 def _area_contrattaccata(p: _Post, i: int, spec: ActionSpec, atk: Incoming, dfn: _Defence) -> None:
     """A Contrattacco in Fase Difensiva against the action that creates an Area: if it succeeds, the Area is destroyed
-    while it forms; a Contrattacco su Azione Generica only suspends the action (its author decides: master)."""
+    while it forms; a Contrattacco su Azione Generica only suspends the action (its author decides: master). One
+    that stops a Spostamento di Fuga makes the Fuga fail."""
+    res = dfn.counter.get(spec.key)
+    if spec.key == "contrattacco_generica" and res == "riuscito":
+        out = list(p.aree)
+        for k, area in enumerate(out):
+            if (atk.attacker, atk.post) in area.fughe:
+                out[k] = evolve(area, fughe=tuple(f for f in area.fughe if f != (atk.attacker, atk.post)))
+                calc = AR.fuga(False, "spostamento", contrattaccata=True)
+                _area_verdict(p.verdicts, p.post.id, f"Fuga di {atk.attacker} da {area.nome} fallita: "
+                              + "; ".join(calc.steps) + ".", out[k], "fuga_fallita", T.RULE_AREE_FUGA, roll=i,
+                              steps=calc.steps)
+        p.aree = tuple(out)
     made = [a for a in p.aree if a.post == atk.post and a.owner == atk.attacker]
     if not made:
         return
-    res = dfn.counter.get(spec.key)
     for area in made:
         if spec.key == "contrattacco_generica":
             if res == "riuscito":
