@@ -500,3 +500,16 @@ def test_a_spostamento_of_someone_outside_is_no_fuga():
     f.post("Quincy", stats=Q, rolls=[R("1d15+6", 8, SPOST)])
     a = f.replay()
     assert not [v for v in find(a, "outcome.area") if v.details["event"].startswith("fuga")]
+
+
+@pytest.mark.parametrize("reaction_face,distanza", [(6, 8), (5, 16)])
+def test_the_attacker_hint_gives_the_sbalzo_distance(reaction_face, distanza):
+    f = Fight(sb_reg())
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 8, SB_ATK)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla",
+           rolls=[R("1d12+6", reaction_face, "Reazione (Hollow): (+6 [Destrezza])")])
+    nxt = f.replay().next
+    assert nxt["character"] == "Quincy"
+    [row] = nxt["pending_calcs"]
+    assert (row["sbalzo"]["dms"], row["sbalzo"]["distanza"], row["sbalzo"]["reazione"]) == (16, distanza, distanza == 8)
+    assert any(h.startswith("Sbalzo su Hollow: Distanza Massima di Sbalzo 16 m") for h in nxt["hints"])

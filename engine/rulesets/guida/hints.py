@@ -9,7 +9,7 @@ from .actions import ACTIONS
 from .checks import dice_tag, live_stat, stat_maluses
 from .messages import EFFECTS, signed
 from .state import SUMMARY, Fighter, GuidaState
-from .step import compute_damage
+from .step import compute_damage, sbalzo_dms
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 DEFENCES = ("protezione", "parata", "schivata", "contrattacco", "contrattacco_diretto", "sbilanciamento")
@@ -129,6 +129,8 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         hints.append(f"Nella Fase Iniziale scrivi il Calcolo dei Danni del colpo su {h.attack.target} (post {h.attack.post})"
                      + (f", moltiplicatore ×{h.multiplier}" if h.multiplier != 1 else "")
                      + (f": il motore calcola {amount} ({'; '.join(steps)})" if amount is not None else "") + ".")
+        if h.attack.sbalzo:
+            _sbalzo_hint(state, h, calc_rows[-1], hints)
     for h in state.hits:
         if h.attack.target == who:
             hints.append(f"Il colpo di {h.attack.attacker} (post {h.attack.post}) è a segno: il danno andrà nel tuo "
@@ -213,6 +215,25 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
     if aree is not None:
         out["aree"] = aree
     return out
+
+
+def _sbalzo_hint(state: GuidaState, h: Any, row: dict[str, Any], hints: list[str]) -> None:
+    """The Sbalzo the attacker reports with its Calcolo: the DMS, halved after a Reazione riuscita (no Danni
+    Ambientali then)."""
+    calc, missing = sbalzo_dms(state, h.attack)
+    if calc is None:
+        row["sbalzo"] = {"dms": None, "missing": missing}
+        hints.append(f"Sbalzo su {h.attack.target}: DMS non calcolabile (mancano " + "; ".join(missing) + ").")
+        return
+    dms = calc.value
+    dist = dms / 2 if h.reazione else dms
+    row["sbalzo"] = {"dms": int(dms) if dms.denominator == 1 else float(dms),
+                     "distanza": int(dist) if dist.denominator == 1 else float(dist), "reazione": h.reazione,
+                     "steps": list(calc.steps)}
+    show = (lambda x: str(x.numerator) if x.denominator == 1 else f"{float(x):g}".replace(".", ","))
+    hints.append(f"Sbalzo su {h.attack.target}: Distanza Massima di Sbalzo {show(dms)} m"
+                 + (f", dimezzata a {show(dist)} m dalla Reazione riuscita (niente Danni Ambientali)" if h.reazione
+                    else "") + ".")
 
 
 def _aree(state: GuidaState, who: str, hints: list[str]) -> list[dict[str, Any]]:
