@@ -513,3 +513,23 @@ def test_the_attacker_hint_gives_the_sbalzo_distance(reaction_face, distanza):
     [row] = nxt["pending_calcs"]
     assert (row["sbalzo"]["dms"], row["sbalzo"]["distanza"], row["sbalzo"]["reazione"]) == (16, distanza, distanza == 8)
     assert any(h.startswith("Sbalzo su Hollow: Distanza Massima di Sbalzo 16 m") for h in nxt["hints"])
+
+
+@pytest.mark.parametrize("technique,saturazione_,resists", [
+    ("Pioggia di Frecce", 16, True),   # Potenza 12 + 4 = 16 ≤ Potenza dell'Area 16
+    ("Pioggia di Frecce", 15, False),  # 16 > 15: destroyed if it covers half the Area (master)
+])
+def test_destroying_a_formed_area_needs_more_potenza(technique, saturazione_, resists):
+    lab = f"Attacco ad Area [{technique}, Distruggere Cortina Fumogena] (Quincy vs Hollow): (+2 [Raggio Ottimale] +4 [Destrezza])"
+    a = master_area_fight(f"Area: Cortina Fumogena (Espansiva), Saturazione {saturazione_}, di Hollow",
+                          ("Quincy", [R("1d12+6", 5, lab)]))
+    rule = "Aree di Controllo › Distruzione di Aree di Controllo"
+    if resists:
+        [v] = [x for x in find(a, "outcome.area", "103") if x.details["event"] == "non_distrutta"]
+        assert (v.expected, v.found, v.rule) == (16, 16, rule)
+        assert not [x for x in find(a, "ruling.needed", "103") if x.rule == rule]
+    else:
+        [v] = [x for x in find(a, "ruling.needed", "103") if x.rule == rule]
+        assert (v.expected, v.found) == (15, 16) and "ingloba almeno metà" in v.message
+    # the attack inside still removes Saturazione: A −1, Area −1
+    assert saturazione(a, 3) == {"Cortina Fumogena": saturazione_ - 2}

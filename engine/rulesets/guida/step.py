@@ -1967,6 +1967,8 @@ def _aree_azione(p: _Post, i: int, roll: Any, spec: ActionSpec, actor: str, tech
                                                 or area.dentro and not inside.isdisjoint(area.dentro)):
             out.append(area)
             continue
+        if _DISTRUGGE.search(label) and area.nome.lower() in label:
+            _distruzione(p, i, area, techniques, actor)
         removal = _rimozione(p, i, roll, area, techniques)
         if not removal:
             out.append(area)
@@ -1984,6 +1986,37 @@ def _aree_azione(p: _Post, i: int, roll: Any, spec: ActionSpec, actor: str, tech
             out.append(left)
     if changed:
         p.aree = tuple(out)
+
+
+_DISTRUGGE = re.compile(r"distrugg|distruzion", re.IGNORECASE)
+
+
+def _distruzione(p: _Post, i: int, area: AR.Area, techniques: tuple[str, ...], actor: str) -> None:
+    """An attack that names a formed Area to destroy it: its Potenza must exceed the Area's (ours: the Area's Potenza
+    is its Potenziale, the Saturazione) and it must cover at least half the Area (narrative: the master)."""
+    reg = p.state.registry
+    tech = _technique(reg, techniques)
+    bonus = _bonus_statistica(reg, actor, tech)
+    area_pot = area.potenziale_area
+    if tech is None or tech.potenziale is None or bonus is None or area_pot is None:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"{actor} tenta di distruggere {area.nome}: Potenza della Tecnica sconosciuta (registro `potenziale`, "
+            "Bonus Statistica); la distrugge se ne ingloba almeno metà con Potenza superiore a quella dell'Area "
+            f"({area_pot}).", T.RULE_AREE_DISTRUZIONE, roll=i, details={"area": area.nome}))
+        return
+    potenza = tech.potenziale + bonus
+    r = AR.distrugge(area_pot, potenza, Fraction(1, 2))
+    if not r.value:
+        _area_verdict(p.verdicts, p.post.id,
+            f"{actor} tenta di distruggere {area.nome} con {tech.name}: Potenza {potenza} ≤ Potenza dell'Area "
+            f"{area_pot}, l'Area resiste.", area, "non_distrutta", T.RULE_AREE_DISTRUZIONE, roll=i, expected=area_pot,
+            found=potenza, steps=r.steps[1:])
+        return
+    p.verdicts.append(verdict("ruling.needed", p.post.id,
+        f"{actor} tenta di distruggere {area.nome} con {tech.name}: Potenza {potenza} > Potenza dell'Area {area_pot}; "
+        "è distrutta se la Tecnica ne ingloba almeno metà: lo stabilisce il master (riga «Area: " + area.nome
+        + " distrutta»).", T.RULE_AREE_DISTRUZIONE, roll=i, expected=area_pot, found=potenza,
+        details={"area": area.nome}))
 
 
 def _rimozione(p: _Post, i: int, roll: Any, area: AR.Area, techniques: tuple[str, ...]) -> AR.Calc | None:
