@@ -533,3 +533,11 @@ def test_destroying_a_formed_area_needs_more_potenza(technique, saturazione_, re
         assert (v.expected, v.found) == (15, 16) and "ingloba almeno metà" in v.message
     # the attack inside still removes Saturazione: A −1, Area −1
     assert saturazione(a, 3) == {"Cortina Fumogena": saturazione_ - 2}
+
+
+def test_hint_inside_a_cortina_fumogena():
+    a = master_area_fight("AREA: Cortina Fumogena (Espansiva), Saturazione 10, di Quincy; dentro: Hollow e Quincy",
+                          ("Quincy", []))
+    assert a.next["character"] == "Hollow" and a.next["aree"][0]["dentro"] == ["Hollow", "Quincy"]
+    [line] = [h for h in a.next["hints"] if h.startswith("Area di Controllo Cortina Fumogena")]
+    assert "sei dentro: Accecato contro i Personaggi più lontani di 5 m" in line

@@ -255,5 +255,8 @@ def _aree(state: GuidaState, who: str, hints: list[str]) -> list[dict[str, Any]]
             line += "; dentro: " + (", ".join(area.dentro) or "nessuno")
         if poison and area.dentro is not None and who in area.dentro:
             line += f"; sei dentro: {poison} Stack di Avvelenamento nella tua Fase Iniziale"
+        elif "cortina fumogena" in area.nome.lower() and area.dentro is not None and who in area.dentro:
+            line += (f"; sei dentro: Accecato contro i Personaggi più lontani di {AR.CORTINA_FUMOGENA_OLTRE_M} m "
+                     "(e chi è fuori lo è contro di te)")
         hints.append(line + ".")
     return rows

@@ -2164,10 +2164,7 @@ def _parse_area(state: GuidaState, content: str) -> dict[str, Any] | None:
 
 def _aree_dentro(p: _Post) -> None:
     """A player's post says who is inside a live Area ("Area: Cortina Velenosa; dentro: Quincy")."""
-    body = p.post.body or ""
-    if "rea" not in body:
-        return
-    for m in _AREA_LINE.finditer(body):
+    for m in _AREA_LINE.finditer(p.post.body or ""):
         parts = _parse_area(p.state, m.group(1))
         if not parts or "dentro" not in parts:
             continue
