@@ -541,3 +541,17 @@ def test_hint_inside_a_cortina_fumogena():
     assert a.next["character"] == "Hollow" and a.next["aree"][0]["dentro"] == ["Hollow", "Quincy"]
     [line] = [h for h in a.next["hints"] if h.startswith("Area di Controllo Cortina Fumogena")]
     assert "sei dentro: Accecato contro i Personaggi più lontani di 5 m" in line
+
+
+@pytest.mark.parametrize("effect", [True, False])
+def test_a_sbalzo_that_is_the_techniques_effect_lands_without_the_malus(effect):
+    extra = {"bonus_potenziale": 3, "sbalzo": True} if effect else {"bonus_potenziale": 3}
+    reg = registry({"Quincy": {"stats": Q, "extra": {"bonus_statistica": 2}}, "Hollow": {"stats": H}},
+                   {"Onda d'Urto": {"potenziale": 10, "category": "A", "extra": extra}})
+    f = Fight(reg)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 8, ATK.format(t="Onda d'Urto"))])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    a = f.replay()
+    assert codes(a, "100") == []  # no −2: the Sbalzo is an effect, not declared
+    # DMS (8 + 3 + 2 − 5) × 3 [A]; without the effect there is no Sbalzo at all
+    assert [v.found for v in find(a, "outcome.sbalzo", "101")] == ([24] if effect else [])

@@ -1588,6 +1588,19 @@ def sbalzo_dms(state: GuidaState, atk: Incoming) -> tuple[SB.Calc | None, list[s
         return None, [str(exc)]
 
 
+_SBALZO_MEMO: list[tuple[Any, frozenset[str]]] = [(None, frozenset())]
+
+
+def _sbalzo_techniques(reg: Registry) -> frozenset[str]:
+    """Lower-cased names of the techniques whose Sbalzo is an effect (registry `extra.sbalzo = true`), one registry
+    at a time."""
+    memo = _SBALZO_MEMO[0]
+    if memo[0] is not reg:
+        memo = _SBALZO_MEMO[0] = (reg, frozenset(n.lower() for n, t in reg.techniques.items()
+                                                 if t.extra.get("sbalzo") is True))
+    return memo[1]
+
+
 def _sbalzo_landed(p: _Post, atk: Incoming, roll: int | None) -> None:
     """A declared Sbalzo that lands: its Distanza Massima di Sbalzo (outcome.sbalzo), else the master rules
     naming the missing numbers."""
@@ -1769,6 +1782,11 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     sbalzo = any(r.factor == "sbalzo" for r in declared) if declared else False
     post_id = p.post.id
     techniques = tuple(tag.techniques) if tag else ()
+    if not sbalzo and techniques:
+        # a Sbalzo that is an effect of the technique (registry `extra.sbalzo`): no −2, the same DMS and Reazione
+        eff = _SBALZO_MEMO[0][1] if _SBALZO_MEMO[0][0] is p.state.registry else _sbalzo_techniques(p.state.registry)
+        if eff and any(t.lower() in eff for t in techniques):
+            sbalzo = True
     group = f"{post_id}#{i}"
     n_targets = len(targets)
     factor = dfn.counter_factor.get(spec.key, ONE)
