@@ -555,3 +555,21 @@ def test_a_sbalzo_that_is_the_techniques_effect_lands_without_the_malus(effect):
     assert codes(a, "100") == []  # no −2: the Sbalzo is an effect, not declared
     # DMS (8 + 3 + 2 − 5) × 3 [A]; without the effect there is no Sbalzo at all
     assert [v.found for v in find(a, "outcome.sbalzo", "101")] == ([24] if effect else [])
+
+
+def test_sbalzo_of_a_contrattacco_halves_the_die_for_the_valore_and_the_dms():
+    # Quincy's Contrattacco Diretto goes on in Fase Offensiva with a declared Sbalzo, die 9 → 4 (a Defence):
+    # Valore di Sbalzo 4 + 2 [B] + 2 = 8 (not 13); DMS (4 + 3 + 2 − 5) × 2 = 8, halved by the Reazione 2 + 6 = 8
+    f = Fight(sb_reg())
+    f.post("Hollow", pv=52, stats=H, rolls=[R("1d12+8", 3, ATK_H)])
+    f.post("Quincy", pv=40, stats=Q, rolls=[
+        R("1d18+4", 15, "Contrattacco Diretto (Quincy vs Hollow): (+4 [Destrezza])"),
+        R("1d12+7", 9, "Contrattacco Diretto [Freccia Sacra, Sbalzo] (Quincy vs Hollow): "
+                       "(+3 [Contrattacco] -2 [Sbalzo] +2 [Raggio Ottimale] +4 [Destrezza])")])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla",
+           rolls=[R("1d12+6", 2, "Reazione (Hollow): (+6 [Destrezza])")])
+    a = f.replay()
+    [v] = [x for x in find(a, "outcome.defended", "102") if x.roll == 0]
+    assert (v.expected, v.found, v.details["dms"], v.details["distanza"]) == ("8", 8, 8, 4)
+    [s] = find(a, "outcome.sbalzo", "102")
+    assert s.found == 8 and s.details["da_difesa"] is True

@@ -1517,7 +1517,7 @@ def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incomi
             "non calcolabile (categoria o Bonus Statistica assenti dal registro).", rule, roll=i, found=chk.total))
         return
     try:
-        vs = SB.valore_sbalzo(atk.face, bonus, tech.category)
+        vs = SB.valore_sbalzo(atk.face, bonus, tech.category, da_difesa=atk.counter)  # a Defence's die is halved
     except T.MechanicsError as exc:
         p.verdicts.append(verdict("ruling.needed", post.id, f"Valore di Sbalzo non calcolabile: {exc}", rule, roll=i))
         return
