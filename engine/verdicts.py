@@ -46,6 +46,8 @@ CODE_SEVERITY: dict[str, Severity] = {
     "outcome.hidden": "info",
     "outcome.detected": "info",
     "outcome.not_detected": "info",
+    "outcome.sbalzo": "info",
+    "outcome.area": "info",
     "registro.pv_mismatch": "error",
     "registro.pe_mismatch": "error",
     "registro.missing_damage": "error",

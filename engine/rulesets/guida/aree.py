@@ -6,7 +6,9 @@ API:
 - `raggio_espansivo(saturazione) -> int | None`, `potenziale_espansivo(saturazione) -> int` (= Stacks, max 30).
 - `Area(nome, tipo, owner, saturazione, potenziale=None, raggio_m=None, decay_anchor=0)`; `.potenziale_area`,
   `.raggio`, `.attiva`.
-- `crea(nome, tipo, owner, *, turn, saturazione=0, potenziale=None, raggio_m=None)`.
+- `crea(nome, tipo, owner, *, turn, saturazione=0, potenziale=None, raggio_m=None, dentro=None, post=None,
+  tecnica=None)`; `Area.dentro` (who is inside, None = not said), `.post`, `.tecnica`.
+- `prossima_perdita(area) -> (turn, lost) | None`: the owner's turn of the next decay; `is_cortina_velenosa(area)`.
 - `decadimento(area, turn) -> AreaStep`: Saturazione lost "in assenza di altri fattori" in the owner's turn
   `turn` (1-7: −1 every 2 turns, …); the Area vanishes at 0 Saturazione.
 - `rimozione_da_attacco(*, categoria=None, tipo="mirato", colpi=None, cumulativa=True) -> Calc` and
@@ -72,6 +74,10 @@ class Area:
     potenziale: int | None = None  # Area Statica: the technique's Potenziale (already reduced by the size malus)
     raggio_m: float | None = None  # Area Statica: fixed radius
     decay_anchor: int = 0  # owner's turn of the creation or of the last decay
+    dentro: tuple[str, ...] | None = None  # who is inside, as a post or the master said (None: not said)
+    post: str | None = None  # post of the creation (or of the master's declaration)
+    tecnica: str | None = None  # the technique that created it (its registry `extra.veleno` for a Cortina Velenosa)
+    fughe: tuple[tuple[str, str], ...] = ()  # (character, post) of a Fuga by Spostamento not yet resolved
 
     @property
     def potenziale_area(self) -> int | None:
@@ -97,7 +103,8 @@ class AreaStep:
 
 
 def crea(nome: str, tipo: TipoArea, owner: str, *, turn: int, saturazione: int = 0, potenziale: int | None = None,
-         raggio_m: float | None = None) -> Area:
+         raggio_m: float | None = None, dentro: tuple[str, ...] | None = None, post: str | None = None,
+         tecnica: str | None = None) -> Area:
     """A new Area di Controllo created in the owner's turn `turn`."""
     if tipo not in ("statica", "espansiva"):
         raise BadValue(f"tipo di Area sconosciuto: {tipo!r}")
@@ -105,7 +112,21 @@ def crea(nome: str, tipo: TipoArea, owner: str, *, turn: int, saturazione: int =
         raise BadValue("un'Area Espansiva nasce con almeno 1 Stack di Saturazione")
     if tipo == "statica" and raggio_m is not None:
         malus_statico(raggio_m)  # validates the radius against the table
-    return Area(nome, tipo, owner, saturazione, potenziale, raggio_m, turn)
+    return Area(nome, tipo, owner, saturazione, potenziale, raggio_m, turn, dentro, post, tecnica)
+
+
+def prossima_perdita(area: Area) -> tuple[int, int] | None:
+    """(owner's turn of the next decay, Stack di Saturazione it takes) "in assenza di altri fattori"; None for an
+    Area without Saturazione."""
+    if area.tipo != "espansiva" or area.saturazione <= 0:
+        return None
+    lost, every = band_value(SATURAZIONE_DECADIMENTO, area.saturazione, (0, 1))
+    return area.decay_anchor + every, lost
+
+
+def is_cortina_velenosa(area: Area) -> bool:
+    """A Cortina Velenosa (Aree di Controllo Note): known by its name."""
+    return "cortina velenosa" in area.nome.lower()
 
 
 def _vanish_if_empty(area: Area, removed: int, steps: list[str]) -> AreaStep:
@@ -123,7 +144,8 @@ def decadimento(area: Area, turn: int) -> AreaStep:
     if turn - area.decay_anchor < every:
         return AreaStep(area, 0, ())
     left = max(area.saturazione - lost, 0)
-    steps = [f"{area.nome}: {area.saturazione} Stack di Saturazione, −{lost} ogni {every} Turn{'i' if every > 1 else 'o'} → {left}"]
+    steps = [f"{area.nome}: {area.saturazione} Stack di Saturazione, −{lost} "
+             f"{f'ogni {every} Turni' if every > 1 else 'ogni Turno'} → {left}"]
     return _vanish_if_empty(replace(area, saturazione=left, decay_anchor=turn), area.saturazione - left, steps)
 
 

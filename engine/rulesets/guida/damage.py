@@ -11,8 +11,8 @@ API:
   `danno_normale(potenza, resistenza, *, armatura=None, …)`,
   `danno_puro(potenziale, bonus_statistica, *, armatura=None, …)`,
   `danno_semipuro(potenza, resistenza, potenziale, bonus_statistica, *, armatura=None, …)`,
-  `danno_ambientale(categoria_attacco, dado, bonus_statistica, resistenza, *, da_difesa=False, …)`
-  (never critical: a critical multiplier raises `NotAllowed`).
+  `danno_ambientale(categoria_attacco, dado, bonus_statistica, resistenza, *, da_difesa=False, armatura=None, …)`
+  (never critical: a critical multiplier raises `NotAllowed`; the Armatura as on a Danno Normale, then halved).
 - Cures: `cura_principale(potenziale, bonus_statistica, *, armatura=None)`,
   `rigenerazione(categoria, livello_statistica)`.
 - `piu_forte(results)`: at most one Danno Aggiuntivo / one Rigenerazione per turn, the strongest.
@@ -266,10 +266,12 @@ def danno_semipuro(potenza: int, resistenza: int, potenziale: int, bonus_statist
 
 
 def danno_ambientale(categoria_attacco: str, dado: int, bonus_statistica: int, resistenza: int, *,
-                     da_difesa: bool = False, multipliers: Sequence[Multiplier] = (),
-                     danno_minimo: int = 0) -> DamageResult:
+                     da_difesa: bool = False, armatura: Armatura | None = None,
+                     multipliers: Sequence[Multiplier] = (), danno_minimo: int = 0) -> DamageResult:
     """Danno Ambientale = [(Potenziale D.A. + Bonus Statistica − Resistenza) / 2], Potenziale D.A. from the
-    die (Fattore di Casualità) of the generating action by its category; halved for Difese; never critical."""
+    die (Fattore di Casualità) of the generating action by its category; halved for Difese; never critical.
+    "Si calcola secondo la formula del Danno Normale": the target's Armatura acts as on a Danno Normale of
+    Potenza = Potenziale D.A. + Bonus Statistica (its three cases), and the result is then halved (ours)."""
     cat = category(categoria_attacco)
     d = _int(dado, "Dado")
     if d < 1:
@@ -284,6 +286,17 @@ def danno_ambientale(categoria_attacco: str, dado: int, bonus_statistica: int, r
     if da_difesa:
         steps.append(f"provocato da una Difesa: Potenziale dimezzato {pot} → {pot // 2}")
         pot //= 2
+    if armatura is not None:
+        # the Danno Normale part with the Armatura's three cases, then halved
+        steps.append(f"Potenza D.A.: Potenziale {pot} + Bonus Statistica {bs} = {pot + bs}")
+        normal, outcome, stopped = _normal_part(pot + bs, res, armatura, steps)
+        if stopped:
+            return DamageResult(0, steps=tuple(steps), kind="ambientale", armatura=outcome, rule=RULE_ARMATURA)
+        raw = normal // 2
+        steps.append(f"Danno Ambientale: {normal} / 2 = {raw}")
+        return _finish(raw, "ambientale", steps, multipliers, False, danno_minimo, armatura=outcome,
+                       rule=RULE_ARMATURA if outcome else RULE_AMBIENTALE,
+                       assumption="danno_minimo" if raw < danno_minimo else None)
     inner = pot + bs - res
     raw = inner // 2
     steps.append(f"(Potenziale {pot} + Bonus Statistica {bs} − Resistenza {res}) / 2 = {raw}")

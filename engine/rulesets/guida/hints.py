@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import aree as AR
 from . import stacks as S
 from .actions import ACTIONS
 from .checks import dice_tag, live_stat, stat_maluses
 from .messages import EFFECTS, signed
 from .state import SUMMARY, Fighter, GuidaState
-from .step import compute_damage
+from .step import compute_damage, sbalzo_dms
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 DEFENCES = ("protezione", "parata", "schivata", "contrattacco", "contrattacco_diretto", "sbilanciamento")
@@ -128,6 +129,8 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         hints.append(f"Nella Fase Iniziale scrivi il Calcolo dei Danni del colpo su {h.attack.target} (post {h.attack.post})"
                      + (f", moltiplicatore ×{h.multiplier}" if h.multiplier != 1 else "")
                      + (f": il motore calcola {amount} ({'; '.join(steps)})" if amount is not None else "") + ".")
+        if h.attack.sbalzo:
+            _sbalzo_hint(state, h, calc_rows[-1], hints)
     for h in state.hits:
         if h.attack.target == who:
             hints.append(f"Il colpo di {h.attack.attacker} (post {h.attack.post}) è a segno: il danno andrà nel tuo "
@@ -196,7 +199,8 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
                      "tag": dice_tag("Liberazione", 12, who, None, allent)})
     if not attacks:
         hints.append("Nessun Attacco in arrivo: la Fase Difensiva si salta.")
-    return {
+    aree = _aree(state, who, hints) if state.aree else None
+    out = {
         "character": who,
         "next_to_post": next_character(state),
         "turn": turn,
@@ -208,3 +212,51 @@ def next_hint(state: GuidaState, character: str | None = None) -> dict[str, Any]
         "hints": hints,
         "dice_tags": dice,
     }
+    if aree is not None:
+        out["aree"] = aree
+    return out
+
+
+def _sbalzo_hint(state: GuidaState, h: Any, row: dict[str, Any], hints: list[str]) -> None:
+    """The Sbalzo the attacker reports with its Calcolo: the DMS, halved after a Reazione riuscita (no Danni
+    Ambientali then)."""
+    calc, missing = sbalzo_dms(state, h.attack)
+    if calc is None:
+        row["sbalzo"] = {"dms": None, "missing": missing}
+        hints.append(f"Sbalzo su {h.attack.target}: DMS non calcolabile (mancano " + "; ".join(missing) + ").")
+        return
+    dms = calc.value
+    dist = dms / 2 if h.reazione else dms
+    row["sbalzo"] = {"dms": int(dms) if dms.denominator == 1 else float(dms),
+                     "distanza": int(dist) if dist.denominator == 1 else float(dist), "reazione": h.reazione,
+                     "steps": list(calc.steps)}
+    show = (lambda x: str(x.numerator) if x.denominator == 1 else f"{float(x):g}".replace(".", ","))
+    hints.append(f"Sbalzo su {h.attack.target}: Distanza Massima di Sbalzo {show(dms)} m"
+                 + (f", dimezzata a {show(dist)} m dalla Reazione riuscita (niente Danni Ambientali)" if h.reazione
+                    else "") + ".")
+
+
+def _aree(state: GuidaState, who: str, hints: list[str]) -> list[dict[str, Any]]:
+    """The live Aree di Controllo Espansive: Saturazione, radius, Potenziale, next decay, who is inside."""
+    rows = []
+    for area in state.aree:
+        nxt = AR.prossima_perdita(area)
+        poison = AR.cortina_velenosa(area.saturazione) if AR.is_cortina_velenosa(area) else None
+        rows.append({"nome": area.nome, "tipo": area.tipo, "owner": area.owner, "saturazione": area.saturazione,
+                     "potenziale": area.potenziale_area, "raggio_m": area.raggio,
+                     "dentro": list(area.dentro) if area.dentro is not None else None,
+                     "prossima_perdita": {"turn": nxt[0], "character": area.owner, "stacks": nxt[1]} if nxt else None,
+                     "veleno_per_turno": poison, "post": area.post})
+        line = (f"Area di Controllo {area.nome}" + (f" di {area.owner}" if area.owner else "")
+                + f": Saturazione {area.saturazione}, raggio {area.raggio} m, Potenziale {area.potenziale_area}")
+        if nxt and area.owner:
+            line += f"; perde {nxt[1]} Stack di Saturazione al turno {nxt[0]} di {area.owner}"
+        if area.dentro is not None:
+            line += "; dentro: " + (", ".join(area.dentro) or "nessuno")
+        if poison and area.dentro is not None and who in area.dentro:
+            line += f"; sei dentro: {poison} Stack di Avvelenamento nella tua Fase Iniziale"
+        elif "cortina fumogena" in area.nome.lower() and area.dentro is not None and who in area.dentro:
+            line += (f"; sei dentro: Accecato contro i Personaggi più lontani di {AR.CORTINA_FUMOGENA_OLTRE_M} m "
+                     "(e chi è fuori lo è contro di te)")
+        hints.append(line + ".")
+    return rows

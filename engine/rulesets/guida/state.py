@@ -179,6 +179,7 @@ class Hit:
     defense: str | None
     expected: int | None = None  # the engine's damage when it has every number
     ruled: int | None = None  # a master's ruling
+    reazione: bool = False  # a Reazione riuscita against its declared Sbalzo: no Danni Ambientali
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,9 @@ class GuidaState:
     posts: int = 0
     aliases: Mapping[str, str] = field(default_factory=lambda: EMPTY)  # lower-cased author / name → character
     extra: Mapping[str, Any] = field(default_factory=lambda: EMPTY)
+    # live Aree di Controllo Espansive (aree.Area): created by a technique (registry `extra.area`) or declared by
+    # the master; their Saturazione decays at their owner's turns (absolute turns, aree.decadimento)
+    aree: tuple[Any, ...] = ()
 
     def fighter(self, name: str) -> Fighter | None:
         return self.fighters.get(name)

@@ -130,7 +130,8 @@ def _name_keys(name: str) -> tuple[str, str]:
 class _Post:
     """Mutable scratchpad of one step; the step returns immutable state built from it."""
 
-    __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now")
+    __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now",
+                 "aree", "reazioni")
 
     def __init__(self, state: GuidaState, post: Post, name: str):
         self.state = state
@@ -142,6 +143,8 @@ class _Post:
         self.hits: list[Hit] = list(state.hits)
         self.new_incoming: list[Incoming] = []
         self.spese_now: tuple[Expense, ...] = ()  # costs of the techniques the poster uses in this post
+        self.aree: tuple[AR.Area, ...] = state.aree  # live Aree di Controllo Espansive
+        self.reazioni: set[str] | None = None  # attacks whose Sbalzo a Reazione riuscita met (no Danni Ambientali)
 
     def v(self, *args: Any, **kw: Any) -> None:
         self.verdicts.append(verdict(*args, **kw))
@@ -192,14 +195,23 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
         # nothing before the Registro reads the new turn (no Stacks, the reference stats are known): the Registro's
         # new Fighter carries it, one copy instead of two
         _schema(p, {"turn": turn, "last_post": post.id})
+    if p.aree:
+        _aree_fase_iniziale(p)
     if p.hits or post.damage:
         _damage_calcs(p)
     _rolls(p)
+    if p.reazioni:
+        p.hits = [evolve(h, reazione=True) if h.attack.id in p.reazioni and h.resolved_in == post.id else h
+                  for h in p.hits]
+    if p.aree:
+        _aree_dentro(p)
 
     incoming = tuple([a for a in p.incoming if a.target != name] + p.new_incoming)
     new = evolve(state, fighters=MappingProxyType(p.fighters), order=order, last=name, incoming=incoming,
                  hits=tuple(p.hits), posts=state.posts + 1, aliases=aliases,
                  extra=MappingProxyType(extra if state.extra.keys() <= extra.keys() else {**state.extra, **extra}))
+    if p.aree is not state.aree:
+        new = evolve(new, aree=p.aree)
     return new, p.verdicts
 
 
@@ -575,7 +587,7 @@ def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None
         # that are not critical still apply: ties, Protezione)
         if categoria is None or dado is None or bonus is None or res is None:
             return None
-        return D.danno_ambientale(categoria, dado, bonus, res, da_difesa=da_difesa,
+        return D.danno_ambientale(categoria, dado, bonus, res, da_difesa=da_difesa, armatura=armatura,
                                   multipliers=[m for m in mults if not m.critical], danno_minimo=minimo)
     if pot is not None and res is not None:
         return D.danno_normale(pot, res, armatura=armatura, multipliers=mults, aggiuntivo=kind == "aggiuntivo",
@@ -873,9 +885,20 @@ def _extra_calcs(p: _Post, mine: list[Hit], calcs: list[DamageCalc]) -> None:
             aggiuntivi.setdefault(h.attack.target, []).append((c, h, stated))
             continue
         atk = h.attack
+        if h.reazione:
+            # "Se il Valore di Reazione eguaglia o supera quella di Sbalzo: non si subiscono i Danni Ambientali"
+            if stated:
+                p.verdicts.append(verdict("damage.miscalculated", post.id,
+                    f"Danno Ambientale a {atk.target}: {stated} dichiarato, ma la Reazione di {atk.target} allo Sbalzo "
+                    f"(post {h.resolved_in}) è riuscita: nessun Danno Ambientale.", T.RULE_REAZIONE, expected=0,
+                    found=stated, details={"attack_post": atk.post, "kind": "ambientale", "reazione": h.resolved_in}))
+            continue  # nothing to record in the target's Registro
         target = p.fighters.get(h.attack.target)
-        amount, steps, basis, _ = damage_of(p.state, h, c, "ambientale",
-                                            target is not None and target.armatura_ceduta == h.resolved_in)
+        amount, steps, basis, armour = damage_of(p.state, h, c, "ambientale",
+                                                 target is not None and target.armatura_ceduta == h.resolved_in)
+        if armour == "cede" and target is not None:
+            # the Armatura gave way to the Danno Ambientale: no protection for the rest of that turn
+            p.fighters[atk.target] = evolve(target, armatura_ceduta=h.resolved_in)
         details = {"attack_post": atk.post, "steps": steps, "kind": "ambientale"}
         if amount is not None and stated is not None and amount != stated:
             p.verdicts.append(verdict("damage.miscalculated", post.id,
@@ -1737,6 +1760,8 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
     """One defensive roll against its attack; an outcome resting on a roll typed by hand is not final."""
     n0 = len(p.verdicts)
     _resolve_defence(p, i, roll, spec, chk, atk, dfn, mine)
+    if spec.counter and atk is not None and p.aree:
+        _area_contrattaccata(p, i, spec, atk, dfn)
     suspect = [] if roll.authentic else [f"la {spec.name} (lancio {i + 1} di questo post)"]
     if atk is not None and not atk.authentic:
         suspect.append(f"l'Attacco di {atk.attacker} (post {atk.post}, lancio {atk.roll + 1})")
@@ -1894,21 +1919,106 @@ def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incomi
             "non calcolabile (categoria o Bonus Statistica assenti dal registro).", rule, roll=i, found=chk.total))
         return
     try:
-        vs = SB.valore_sbalzo(atk.face, bonus, tech.category)
+        vs = SB.valore_sbalzo(atk.face, bonus, tech.category, da_difesa=atk.counter)  # a Defence's die is halved
     except T.MechanicsError as exc:
         p.verdicts.append(verdict("ruling.needed", post.id, f"Valore di Sbalzo non calcolabile: {exc}", rule, roll=i))
         return
     numbers = {"valore_sbalzo": str(vs.value), "steps": list(vs.steps), "attack_post": atk.post}
     if chk.total >= vs.value:
+        if p.reazioni is None:
+            p.reazioni = set()
+        p.reazioni.add(atk.id)
+        dms, missing = sbalzo_dms(evolve(p.state, fighters=p.fighters), atk)
+        if dms is not None:
+            half = SB.reazione(chk.total, vs.value, dms.value).distanza
+            numbers.update(dms=_num(dms.value), distanza=_num(half))
+            distance = f"distanza di Sbalzo dimezzata: DMS {_metri(dms.value)} m → {_metri(half)} m"
+        else:
+            distance = "distanza di Sbalzo dimezzata (DMS non calcolabile: " + "; ".join(missing) + ")"
         p.verdicts.append(verdict("outcome.defended", post.id,
             f"Reazione riuscita ({chk.total} ≥ {vs.floor if vs.value == vs.floor else float(vs.value)}): niente Danni "
-            "Ambientali e distanza di Sbalzo dimezzata.", rule, roll=i, expected=str(vs.value), found=chk.total,
+            f"Ambientali e {distance}.", rule, roll=i, expected=str(vs.value), found=chk.total,
             details=numbers))
     else:
         dfn.no_offense = i
         p.verdicts.append(verdict("outcome.hit", post.id,
             f"Reazione fallita ({chk.total} < {float(vs.value):g}): lo Sbalzo va a segno e non si potrà procedere alla "
             "Fase Offensiva.", rule, roll=i, expected=str(vs.value), found=chk.total, details=numbers))
+
+
+def _num(x: Fraction) -> int | float:
+    """A distance for JSON: an int when whole."""
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def _metri(x: Fraction) -> str:
+    """A distance for a message, Italian style ("13,5")."""
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}".replace(".", ",")
+
+
+def sbalzo_dms(state: GuidaState, atk: Incoming) -> tuple[SB.Calc | None, list[str]]:
+    """The Distanza Massima di Sbalzo of a declared Sbalzo: (Dado + Bonus Pot. + Bonus Stat. − Forza Avv.) × Mod of
+    the technique's category, the die halved when the Sbalzo comes from a Defence (a Contrattacco). Returns the
+    Calc, or None with the names of the missing numbers (registry: category, `extra.bonus_potenziale`, Bonus
+    Statistica; the target's Forza; the die)."""
+    reg = state.registry
+    tech = _technique(reg, atk.techniques)
+    missing: list[str] = []
+    if atk.face is None:
+        missing.append("Fattore di Casualità dell'Attacco")
+    if tech is None:
+        missing.append("Tecnica nel registro (categoria, Bonus Potenziale, Bonus Statistica)")
+    else:
+        if not tech.category:
+            missing.append(f"categoria del Potenziale di {tech.name} (registro `category`)")
+        # the same lookup as the Valore di Costrizione: the technique's, else the character's table by category
+        bp = _bonus_potenziale(reg, atk.attacker, tech)
+        if bp is None:
+            missing.append(f"Bonus Potenziale di {tech.name} (registro `extra.bonus_potenziale`)")
+    bonus = _bonus_statistica(reg, atk.attacker, tech)
+    if bonus is None and tech is not None:
+        missing.append(f"Bonus Statistica di {atk.attacker} (registro `extra.bonus_statistica`)")
+    target = state.fighters.get(atk.target)
+    forza = live_stat(target, "Forza") if target is not None else None
+    if forza is None:
+        missing.append(f"Forza di {atk.target} (Livello Totale)")
+    if missing:
+        return None, missing
+    try:
+        return SB.dms(atk.face, bp, bonus, forza, tech.category,  # type: ignore[union-attr,arg-type]
+                      da_difesa=atk.counter), []
+    except T.MechanicsError as exc:
+        return None, [str(exc)]
+
+
+_SBALZO_MEMO: list[tuple[Any, frozenset[str]]] = [(None, frozenset())]
+
+
+def _sbalzo_techniques(reg: Registry) -> frozenset[str]:
+    """Lower-cased names of the techniques whose Sbalzo is an effect (registry `extra.sbalzo = true`), one registry
+    at a time."""
+    memo = _SBALZO_MEMO[0]
+    if memo[0] is not reg:
+        memo = _SBALZO_MEMO[0] = (reg, frozenset(n.lower() for n, t in reg.techniques.items()
+                                                 if t.extra.get("sbalzo") is True))
+    return memo[1]
+
+
+def _sbalzo_landed(p: _Post, atk: Incoming, roll: int | None) -> None:
+    """A declared Sbalzo that lands: its Distanza Massima di Sbalzo (outcome.sbalzo), else the master rules
+    naming the missing numbers."""
+    calc, missing = sbalzo_dms(evolve(p.state, fighters=p.fighters), atk)  # the fighters as this post left them
+    if calc is None:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"Sbalzo di {atk.attacker} su {atk.target}: Distanza Massima di Sbalzo non calcolabile, mancano "
+            + "; ".join(missing) + ".", T.RULE_SBALZO, roll=roll, details={"attack_post": atk.post, "missing": missing}))
+        return
+    dms = _num(calc.value)
+    p.verdicts.append(verdict("outcome.sbalzo", p.post.id,
+        f"Sbalzo di {atk.attacker} su {atk.target}: Distanza Massima di Sbalzo {_metri(calc.value)} m (" + "; ".join(calc.steps)
+        + "). Si può sbalzare a distanze inferiori; se non la si specifica vale la Massima.", T.RULE_SBALZO, roll=roll,
+        found=dms, details={"attack_post": atk.post, "dms": dms, "steps": list(calc.steps),
+                            "da_difesa": atk.counter}))
 
 
 def _physical(reg: Registry, atk: Incoming) -> bool | None:
@@ -2041,6 +2151,8 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
         expected, found = atk.total, None
     p.verdicts.append(verdict(code, post.id, msg, P_DIFENSIVA if defence else P_FLUSSO, roll=roll,
                               expected=expected, found=found, details=details))
+    if atk.sbalzo:
+        _sbalzo_landed(p, atk, roll)
     if stacks and atk.target in p.fighters:
         p.fighters[atk.target] = _apply_stacks(p, p.fighters[atk.target], stacks, protezione=protezione,
                                                source=atk.post)
@@ -2073,6 +2185,11 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     sbalzo = any(r.factor == "sbalzo" for r in declared) if declared else False
     post_id = p.post.id
     techniques = tuple(tag.techniques) if tag else ()
+    if not sbalzo and techniques:
+        # a Sbalzo that is an effect of the technique (registry `extra.sbalzo`): no −2, the same DMS and Reazione
+        eff = _SBALZO_MEMO[0][1] if _SBALZO_MEMO[0][0] is p.state.registry else _sbalzo_techniques(p.state.registry)
+        if eff and any(t.lower() in eff for t in techniques):
+            sbalzo = True
     group = f"{post_id}#{i}"
     n_targets = len(targets)
     factor = dfn.counter_factor.get(spec.key, ONE)
@@ -2084,6 +2201,9 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
         p.new_incoming.append(_Incoming(
             f"{post_id}#{i}#{t}", actor, t, post_id, i, spec.key, techniques, chk.total, chk.rendered, chk.face,
             chk.mira, generic, group, multi, n_targets, spec.counter, factor, annulled, sbalzo, roll.authentic))
+    if not annulled and (p.aree or techniques and (
+            _AREA_MEMO[0][1] if _AREA_MEMO[0][0] is p.state.registry else _area_techniques(p.state.registry))):
+        _aree_azione(p, i, roll, spec, actor, techniques, targets)
 
 
 # --- master posts: rulings ------------------------------------------------------------------------
@@ -2137,5 +2257,399 @@ def _master(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
         verdicts.append(verdict("ruling.applied", post.id,
                                 f"Decisione del master su {code} (post {target_post}): {decision} — {applied}.",
                                 P_RULING, details={"code": code, "post": target_post, "decision": decision}))
-    return evolve(state, rulings=tuple(rulings), hits=tuple(hits), incoming=tuple(incoming),
-                   fighters=MappingProxyType(fighters), posts=state.posts + 1), verdicts
+    new = evolve(state, rulings=tuple(rulings), hits=tuple(hits), incoming=tuple(incoming),
+                 fighters=MappingProxyType(fighters), posts=state.posts + 1)
+    if _AREA_LINE.search(post.body or ""):
+        aree = _master_aree(new, post, verdicts)
+        if aree is not new.aree:
+            new = evolve(new, aree=aree)
+    return new, verdicts
+
+
+# --- Aree di Controllo Espansive in the state -------------------------------------------------------
+
+# "Area: Cortina Velenosa (Espansiva), Saturazione 6, di Hollow; dentro: Quincy, Hollow" (a master's line; in a
+# player's post only "dentro" counts), "Area: Cortina Velenosa distrutta"
+_AREA_LINE = re.compile(r"^[ \t]*area(?:[ \t]+di[ \t]+controllo)?[ \t]*:[ \t]*(.+?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_AREA_NOME = re.compile(r"^([^(,;]+?)\s*(?=\(|,|;|$)")
+_AREA_TIPO = re.compile(r"\((espansiva|statica)\)", re.IGNORECASE)
+_AREA_SAT = re.compile(r"\bsaturazione\s*:?\s*(\d{1,3})\b", re.IGNORECASE)
+_AREA_OWNER = re.compile(r"[,;]\s*(?:di|creata\s+da|proprietario:?)\s+([^,;]+)", re.IGNORECASE)
+_AREA_DENTRO = re.compile(r"\bdentro\s*:?\s*([^;]*)", re.IGNORECASE)
+_AREA_FINE = re.compile(r"\s+(distrutt[ao]|scompars[ao]|rimoss[ao]|dissolt[ao])\s*\.?$", re.IGNORECASE)
+_NAMES_SPLIT = re.compile(r"\s*,\s*|\s+e\s+", re.IGNORECASE)
+_COLPI = re.compile(r"(\d{1,4})\s*colpi\b", re.IGNORECASE)
+_AREA_MEMO: list[tuple[Any, dict[str, Technique]]] = [(None, {})]
+
+
+def _area_techniques(reg: Registry) -> dict[str, Technique]:
+    """Techniques whose registry entry creates an Area di Controllo (`extra.area`), by lower-cased name (one
+    registry at a time, held with its map)."""
+    memo = _AREA_MEMO[0]
+    if memo[0] is not reg:
+        memo = _AREA_MEMO[0] = (reg, {n.lower(): t for n, t in reg.techniques.items()
+                                      if isinstance(t.extra.get("area"), str)})
+    return memo[1]
+
+
+def _area_verdict(p_verdicts: list[Verdict], post: str, message: str, area: AR.Area | None, event: str,
+                  rule: str = T.RULE_AREE, *, roll: int | None = None, expected: Any = None, found: Any = None,
+                  nome: str | None = None, steps: tuple[str, ...] | list[str] = ()) -> None:
+    details: dict[str, Any] = {"area": nome or (area.nome if area else None), "event": event, "steps": list(steps)}
+    if area is not None:
+        details.update(saturazione=area.saturazione, potenziale=area.potenziale_area, raggio_m=area.raggio,
+                       owner=area.owner, dentro=list(area.dentro) if area.dentro is not None else None)
+    p_verdicts.append(verdict("outcome.area", post, message, rule, roll=roll, expected=expected, found=found,
+                              details=details))
+
+
+def _describe_area(area: AR.Area) -> str:
+    return (f"Saturazione {area.saturazione}, raggio {area.raggio} m, Potenziale {area.potenziale_area}")
+
+
+def _aree_fase_iniziale(p: _Post) -> None:
+    """At a player's Fase Iniziale: the Saturazione its own Aree lose (absolute turns, aree.decadimento); the
+    Stack Veleno a Cortina Velenosa gives to the poster when it is inside; who is inside not said → ruling."""
+    name = p.name
+    if any(a.fughe for a in p.aree):
+        _fughe(p)
+    me = p.fighters[name]
+    turn = me.turn
+    out: list[AR.Area] = []
+    changed = False
+    for area in p.aree:
+        if not area.owner:
+            # an Area the master declared before anyone posted: its clock is the first poster's turns
+            area = evolve(area, owner=name, decay_anchor=turn - 1)
+            changed = True
+        if area.owner == name:
+            step_ = AR.decadimento(area, turn)
+            if step_.removed:
+                changed = True
+                left = step_.area
+                _area_verdict(p.verdicts, p.post.id,
+                    f"Fase Iniziale di {name}: " + "; ".join(step_.steps)
+                    + ("." if left is None else f" ({_describe_area(left)})."), left, "decadimento" if left else "scomparsa",
+                    expected=area.saturazione, found=area.saturazione - step_.removed, nome=area.nome, steps=step_.steps)
+                if left is None:
+                    continue
+                area = left
+        out.append(area)
+        if AR.is_cortina_velenosa(area):
+            _cortina_velenosa(p, area)
+    if changed:
+        p.aree = tuple(out)
+
+
+def _cortina_velenosa(p: _Post, area: AR.Area) -> None:
+    """Cortina Velenosa: Stack Veleno per Turno by Saturazione to whoever is inside, at its Fase Iniziale."""
+    name = p.name
+    n = AR.cortina_velenosa(area.saturazione)
+    if area.dentro is None:
+        if area.owner == name:
+            p.verdicts.append(verdict("ruling.needed", p.post.id,
+                f"{area.nome} (Saturazione {area.saturazione}): {n} Stack di Avvelenamento per Turno a chi è dentro; "
+                "chi sia dentro lo dice il post o il master (riga «Area: " + area.nome + "; dentro: Nome, Nome»).",
+                T.RULE_AREE_NOTE, details={"area": area.nome, "veleno_per_turno": n}))
+        return
+    if name not in area.dentro or not n:
+        return
+    _area_verdict(p.verdicts, p.post.id,
+        f"{name} è dentro {area.nome} (Saturazione {area.saturazione}): {n} Stack di Avvelenamento per questo Turno.",
+        area, "veleno", T.RULE_AREE_NOTE, found=n)
+    p.fighters[name] = _apply_stacks(p, p.fighters[name], [("Avvelenamento", n)], source=area.tecnica or area.nome)
+
+
+def _aree_azione(p: _Post, i: int, roll: Any, spec: ActionSpec, actor: str, techniques: tuple[str, ...],
+                 targets: list[str]) -> None:
+    """An Azione Principale that happens: it creates the Area its technique declares (registry `extra.area`), and,
+    as an attack inside a live Area (the label names it, or its author or a target is inside), removes Saturazione."""
+    post_id = p.post.id
+    made: list[AR.Area] = []
+    area_techs = _area_techniques(p.state.registry)
+    if area_techs:
+        for n in techniques:
+            tech = area_techs.get(n.lower())
+            if tech is not None:
+                made.extend(_crea_area(p, i, tech, actor))
+    if spec.key == "spostamento" and p.aree:
+        _fuga_dichiarata(p, i, roll, actor)
+        return
+    attack = spec.role == "offensiva" or spec.counter
+    live = [a for a in p.aree if not any(a is m for m in made)]
+    if not attack or not live:
+        return
+    label = (roll.label or "").lower()
+    inside = {actor, *targets}
+    out: list[AR.Area] = []
+    changed = False
+    for area in p.aree:
+        if any(area is m for m in made) or not (area.nome.lower() in label
+                                                or area.dentro and not inside.isdisjoint(area.dentro)):
+            out.append(area)
+            continue
+        if _DISTRUGGE.search(label) and area.nome.lower() in label:
+            _distruzione(p, i, area, techniques, actor)
+        removal = _rimozione(p, i, roll, area, techniques)
+        if not removal:
+            out.append(area)
+            continue
+        st = AR.colpita(area, removal.value)
+        changed = True
+        left = st.area
+        _area_verdict(p.verdicts, post_id,
+            f"Attacco di {actor} dentro {area.nome}: " + "; ".join(removal.steps) + f" ({area.saturazione} → "
+            f"{area.saturazione - st.removed})" + ("; l'Area di Controllo scompare." if left is None else
+                                                   f"; {_describe_area(left)}."),
+            left, "rimozione" if left else "scomparsa", roll=i, expected=area.saturazione,
+            found=area.saturazione - st.removed, nome=area.nome, steps=removal.steps + st.steps)
+        if left is not None:
+            out.append(left)
+    if changed:
+        p.aree = tuple(out)
+
+
+_DISTRUGGE = re.compile(r"distrugg|distruzion", re.IGNORECASE)
+
+
+def _distruzione(p: _Post, i: int, area: AR.Area, techniques: tuple[str, ...], actor: str) -> None:
+    """An attack that names a formed Area to destroy it: its Potenza must exceed the Area's (ours: the Area's Potenza
+    is its Potenziale, the Saturazione) and it must cover at least half the Area (narrative: the master)."""
+    reg = p.state.registry
+    tech = _technique(reg, techniques)
+    bonus = _bonus_statistica(reg, actor, tech)
+    area_pot = area.potenziale_area
+    if tech is None or tech.potenziale is None or bonus is None or area_pot is None:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"{actor} tenta di distruggere {area.nome}: Potenza della Tecnica sconosciuta (registro `potenziale`, "
+            "Bonus Statistica); la distrugge se ne ingloba almeno metà con Potenza superiore a quella dell'Area "
+            f"({area_pot}).", T.RULE_AREE_DISTRUZIONE, roll=i, details={"area": area.nome}))
+        return
+    potenza = tech.potenziale + bonus
+    r = AR.distrugge(area_pot, potenza, Fraction(1, 2))
+    if not r.value:
+        _area_verdict(p.verdicts, p.post.id,
+            f"{actor} tenta di distruggere {area.nome} con {tech.name}: Potenza {potenza} ≤ Potenza dell'Area "
+            f"{area_pot}, l'Area resiste.", area, "non_distrutta", T.RULE_AREE_DISTRUZIONE, roll=i, expected=area_pot,
+            found=potenza, steps=r.steps[1:])
+        return
+    p.verdicts.append(verdict("ruling.needed", p.post.id,
+        f"{actor} tenta di distruggere {area.nome} con {tech.name}: Potenza {potenza} > Potenza dell'Area {area_pot}; "
+        "è distrutta se la Tecnica ne ingloba almeno metà: lo stabilisce il master (riga «Area: " + area.nome
+        + " distrutta»).", T.RULE_AREE_DISTRUZIONE, roll=i, expected=area_pot, found=potenza,
+        details={"area": area.nome}))
+
+
+def _rimozione(p: _Post, i: int, roll: Any, area: AR.Area, techniques: tuple[str, ...]) -> AR.Calc | None:
+    """Stack di Saturazione an attack inside `area` removes (category A/S, Area, Area Totale, Multipli)."""
+    tag = roll.tag
+    kind = {"multipli": "multiplo"}.get(_multi(tag), _multi(tag)) if tag is not None else "mirato"
+    tech = _technique(p.state.registry, techniques)
+    m = _COLPI.search(roll.label or "")
+    try:
+        r = AR.rimozione_da_attacco(categoria=tech.category if tech is not None and tech.category else None,
+                                    tipo=kind, colpi=int(m.group(1)) if m else None,
+                                    cumulativa=bool(p.state.settings.get("rimozione_saturazione_cumulativa", True)))
+    except T.MechanicsError as exc:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"Attacco dentro {area.nome}: Stack di Saturazione rimosse non calcolabili ({exc}).", T.RULE_AREE,
+            roll=i, details={"area": area.nome}))
+        return None
+    if (tech is None or not tech.category) and not r.value:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"Attacco dentro {area.nome}: categoria del Potenziale sconosciuta (registro `category`); se è A toglie 1 "
+            "Stack di Saturazione, se è S 2: lo stabilisce il master.", T.RULE_AREE, roll=i, details={"area": area.nome}))
+        return None
+    return r if r.value else None
+
+
+def _crea_area(p: _Post, i: int, tech: Technique, actor: str) -> list[AR.Area]:
+    """The Area di Controllo a technique creates (registry `extra.area`, `extra.saturazione`, `extra.area_nome`)."""
+    tipo = str(tech.extra.get("area")).strip().lower()
+    if tipo != "espansiva":
+        return []  # an Area Statica keeps its size: only its malus on the Potenziale counts (_area_statica)
+    nome = str(tech.extra.get("area_nome") or tech.name)
+    sat = tech.extra.get("saturazione")
+    if not isinstance(sat, int) or isinstance(sat, bool) or sat < 1:
+        p.verdicts.append(verdict("ruling.needed", p.post.id,
+            f"{tech.name} crea l'Area di Controllo Espansiva {nome}, ma il registro non dà le sue Stack di Saturazione "
+            "iniziali (`extra.saturazione`): le stabilisce il master (riga «Area: " + nome
+            + " (Espansiva), Saturazione N»).", T.RULE_AREE_CREAZIONE, roll=i, details={"area": nome}))
+        return []
+    owner = actor if actor in p.fighters else p.name
+    area = AR.crea(nome, "espansiva", owner, turn=p.fighters[owner].turn, saturazione=sat, post=p.post.id,
+                   tecnica=tech.name)
+    replaced = [a for a in p.aree if a.nome.lower() == nome.lower()]
+    p.aree = tuple(a for a in p.aree if a.nome.lower() != nome.lower()) + (area,)
+    nxt = AR.prossima_perdita(area)
+    _area_verdict(p.verdicts, p.post.id,
+        f"{owner} crea l'Area di Controllo Espansiva {nome} con {tech.name}: {_describe_area(area)}"
+        + (f"; perde {nxt[1]} Stack di Saturazione al turno {nxt[0]} di {owner}" if nxt else "")
+        + ("; sostituisce quella già presente" if replaced else "") + ".",
+        area, "creata", T.RULE_AREE_CREAZIONE, roll=i, found=sat)
+    return [area]
+
+
+def _fuga_dichiarata(p: _Post, i: int, roll: Any, actor: str) -> None:
+    """An Azione Principale di Spostamento of someone inside an Area whose label names the Area or says «Fuga»: a Fuga,
+    resolved at the author's next turn unless a Contrattacco su Azione Generica stops it first."""
+    label = (roll.label or "").lower()
+    fuga = "fuga" in label
+    out = list(p.aree)
+    for k, area in enumerate(out):
+        named = area.nome.lower() in label
+        if not (named or fuga) or (actor not in area.dentro if area.dentro is not None else not named):
+            continue
+        out[k] = evolve(area, fughe=area.fughe + ((actor, p.post.id),))
+        _area_verdict(p.verdicts, p.post.id,
+            f"{actor} tenta la Fuga da {area.nome} con uno Spostamento (Azione Principale): riesce se nessuno lo "
+            "Contrattacca con successo prima del suo prossimo turno.", out[k], "fuga_tentata", T.RULE_AREE_FUGA, roll=i)
+    p.aree = tuple(out)
+
+
+def _fughe(p: _Post) -> None:
+    """At the author's next Fase Iniziale its Fuga not stopped by a Contrattacco has succeeded: out of the Area."""
+    name = p.name
+    out = []
+    for area in p.aree:
+        if any(who == name for who, _ in area.fughe):
+            calc = AR.fuga(False, "spostamento")
+            dentro = tuple(n for n in area.dentro if n != name) if area.dentro is not None else None
+            area = evolve(area, fughe=tuple(f for f in area.fughe if f[0] != name), dentro=dentro)
+            _area_verdict(p.verdicts, p.post.id, f"{name} è fuori da {area.nome}: " + "; ".join(calc.steps) + ".",
+                          area, "fuga", T.RULE_AREE_FUGA, steps=calc.steps)
+        out.append(area)
+    p.aree = tuple(out)
+
+
+def _area_contrattaccata(p: _Post, i: int, spec: ActionSpec, atk: Incoming, dfn: _Defence) -> None:
+    """A Contrattacco in Fase Difensiva against the action that creates an Area: if it succeeds, the Area is destroyed
+    while it forms; a Contrattacco su Azione Generica only suspends the action (its author decides: master). One
+    that stops a Spostamento di Fuga makes the Fuga fail."""
+    res = dfn.counter.get(spec.key)
+    if spec.key == "contrattacco_generica" and res == "riuscito":
+        out = list(p.aree)
+        for k, area in enumerate(out):
+            if (atk.attacker, atk.post) in area.fughe:
+                out[k] = evolve(area, fughe=tuple(f for f in area.fughe if f != (atk.attacker, atk.post)))
+                calc = AR.fuga(False, "spostamento", contrattaccata=True)
+                _area_verdict(p.verdicts, p.post.id, f"Fuga di {atk.attacker} da {area.nome} fallita: "
+                              + "; ".join(calc.steps) + ".", out[k], "fuga_fallita", T.RULE_AREE_FUGA, roll=i,
+                              steps=calc.steps)
+        p.aree = tuple(out)
+    made = [a for a in p.aree if a.post == atk.post and a.owner == atk.attacker]
+    if not made:
+        return
+    for area in made:
+        if spec.key == "contrattacco_generica":
+            if res == "riuscito":
+                p.verdicts.append(verdict("ruling.needed", p.post.id,
+                    f"{area.nome}: l'azione che la crea è Sospesa dal Contrattacco; se {atk.attacker} la conferma "
+                    "l'Area si forma, se la annulla no (riga «Area: " + area.nome + " distrutta»).",
+                    T.RULE_AREE_DISTRUZIONE, roll=i, details={"area": area.nome}))
+            continue
+        if res in ("riuscito", "annullato"):
+            p.aree = tuple(a for a in p.aree if a is not area)
+            _area_verdict(p.verdicts, p.post.id,
+                f"{spec.name} riuscito contro l'azione che crea {area.nome}: l'Area di Controllo è distrutta in fase "
+                "di creazione.", None, "distrutta", T.RULE_AREE_DISTRUZIONE, roll=i, nome=area.nome)
+
+
+def _area_names(state: GuidaState, text: str) -> tuple[str, ...]:
+    text = text.strip().rstrip(".")
+    if not text or text.lower() in ("nessuno", "nessuna", "-"):
+        return ()
+    return tuple(dict.fromkeys(_resolve_name(state, n) or n for n in _NAMES_SPLIT.split(text) if n.strip()))
+
+
+def _parse_area(state: GuidaState, content: str) -> dict[str, Any] | None:
+    """One "Area:" line → its parts (nome, fine, tipo, saturazione, owner, dentro; absent parts left out)."""
+    fine = _AREA_FINE.search(content)
+    if fine:
+        return {"nome": content[:fine.start()].strip(" ,;"), "fine": fine.group(1).lower()}
+    m = _AREA_NOME.match(content)
+    if m is None:
+        return None
+    out: dict[str, Any] = {"nome": m.group(1).strip()}
+    rest = content[m.end():]
+    if (t := _AREA_TIPO.search(rest)) is not None:
+        out["tipo"] = t.group(1).lower()
+    if (sat := _AREA_SAT.search(rest)) is not None:
+        out["saturazione"] = int(sat.group(1))
+    if (o := _AREA_OWNER.search(rest)) is not None:
+        out["owner"] = _resolve_name(state, o.group(1).strip().rstrip(".")) or ""
+    if (d := _AREA_DENTRO.search(rest)) is not None:
+        out["dentro"] = _area_names(state, d.group(1))
+    return out if out["nome"] else None
+
+
+def _aree_dentro(p: _Post) -> None:
+    """A player's post says who is inside a live Area ("Area: Cortina Velenosa; dentro: Quincy")."""
+    for m in _AREA_LINE.finditer(p.post.body or ""):
+        parts = _parse_area(p.state, m.group(1))
+        if not parts or "dentro" not in parts:
+            continue
+        key = parts["nome"].lower()
+        for k, area in enumerate(p.aree):
+            if area.nome.lower() == key and area.dentro != parts["dentro"]:
+                new = evolve(area, dentro=parts["dentro"])
+                p.aree = p.aree[:k] + (new,) + p.aree[k + 1:]
+                _area_verdict(p.verdicts, p.post.id, f"Dentro {area.nome}: " + (", ".join(new.dentro) or "nessuno")
+                              + ".", new, "dentro", T.RULE_AREE)
+
+
+def _master_aree(state: GuidaState, post: Post, verdicts: list[Verdict]) -> tuple[AR.Area, ...]:
+    """A master's "Area:" lines: declare an Area Espansiva of the environment, set its Saturazione, owner (whose turns
+    drive the decay; default: the first character of the turn order) and who is inside, or end it."""
+    aree = state.aree
+    for m in _AREA_LINE.finditer(post.body or ""):
+        parts = _parse_area(state, m.group(1))
+        if not parts:
+            continue
+        nome = parts["nome"]
+        key = nome.lower()
+        old = next((a for a in aree if a.nome.lower() == key), None)
+        rest = tuple(a for a in aree if a is not old)
+        if "fine" in parts or parts.get("saturazione") == 0:
+            if old is not None:
+                aree = rest
+                _area_verdict(verdicts, post.id, f"Il master: {old.nome} {parts.get('fine', 'scompare')}, l'Area di "
+                              "Controllo non c'è più.", None, "scomparsa", T.RULE_AREE_DISTRUZIONE, nome=old.nome)
+            continue
+        if parts.get("tipo") == "statica":
+            continue  # an Area Statica keeps its size and has no Saturazione to follow
+        if old is None:
+            sat = parts.get("saturazione")
+            if sat is None:
+                verdicts.append(verdict("ruling.needed", post.id,
+                    f"Area {nome} senza Stack di Saturazione (es. «Area: {nome} (Espansiva), Saturazione 6»): non "
+                    "viene seguita.", T.RULE_AREE, details={"area": nome}))
+                continue
+            owner = parts.get("owner") or (state.order[0] if state.order else "")
+            f = state.fighters.get(owner)
+            area = AR.crea(nome, "espansiva", owner, turn=f.turn if f is not None else 0, saturazione=sat,
+                           dentro=parts.get("dentro"), post=post.id)
+            aree = rest + (area,)
+            nxt = AR.prossima_perdita(area)
+            _area_verdict(verdicts, post.id,
+                f"Il master dichiara l'Area di Controllo Espansiva {nome}: {_describe_area(area)}"
+                + (f"; perde {nxt[1]} Stack di Saturazione al turno {nxt[0]} di {owner}" if nxt and owner else "")
+                + (f"; dentro: {', '.join(area.dentro) or 'nessuno'}" if area.dentro is not None else "") + ".",
+                area, "creata", T.RULE_AREE, found=sat)
+            continue
+        changes: dict[str, Any] = {}
+        if "saturazione" in parts and parts["saturazione"] != old.saturazione:
+            changes["saturazione"] = parts["saturazione"]
+        if parts.get("owner") and parts["owner"] != old.owner:
+            f = state.fighters.get(parts["owner"])
+            changes.update(owner=parts["owner"], decay_anchor=f.turn if f is not None else 0)
+        if "dentro" in parts and parts["dentro"] != old.dentro:
+            changes["dentro"] = parts["dentro"]
+        if not changes:
+            continue
+        new = evolve(old, **changes)
+        aree = rest + (new,)
+        _area_verdict(verdicts, post.id, f"Il master aggiorna {old.nome}: {_describe_area(new)}"
+                      + (f"; dentro: {', '.join(new.dentro) or 'nessuno'}" if new.dentro is not None else "") + ".",
+                      new, "aggiornata", T.RULE_AREE, expected=old.saturazione, found=new.saturazione)
+    return aree
