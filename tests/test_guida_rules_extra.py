@@ -378,10 +378,6 @@ def test_danno_aggiuntivo_line_applies_no_type_1_stack():
     assert a.characters["Hollow"]["stacks"] == {}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: the Stack rule follows the calculation line's kind, not the attack's: a technique whose registry "
-    "type is `aggiuntivo` gets its damage halved as a Danno Aggiuntivo, yet «2 Stack di Sbilanciamento» written on "
-    "a plain line of it are applied (step._declared_stacks passes aggiuntivo=calc.kind == 'aggiuntivo')"))
 def test_attack_that_deals_danno_aggiuntivo_applies_no_type_1_stack_whatever_the_line_says():
     line = calc("Hollow", 5, technique="Veleno Lieve", raw="Veleno Lieve su Hollow: 5, 2 Stack di Sbilanciamento")
     a = hit_then_calc(AGG_REG, "Veleno Lieve", [line]).replay()
@@ -438,10 +434,6 @@ def test_cura_principale_goes_in_the_registro_of_the_target(armour, amount):
     assert (row["amount"], row["line"]) == (amount, f"+{amount} PV [Luce Curativa di Quincy]")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: a Cura Principale's amount is kept negative (step._damage_now: amount = -r.amount) and compared with "
-    "the positive number the player writes (and the scraper reads): «Cura … = 5 PV» gets damage.miscalculated "
-    "expected -5 found 5 under 'Calcolo dei Danni › Tipologie di Danno'"))
 @pytest.mark.parametrize("armour,amount", [(False, 5), (True, 3)])
 def test_a_correct_cura_principale_is_not_flagged(armour, amount):
     a = cure_fight(armour, amount)
@@ -492,11 +484,6 @@ def test_sbilanciamento_lowers_the_potenziale_of_the_attack_or_asks_the_master()
     assert said
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: after a successful Protezione, Sbilanciamento / Stordimento Stacks declared in the attacker's Calcolo "
-    "dei Danni are applied (step._declared_stacks calls _apply_stacks without protezione=True); only the Mira "
-    "die-face Stordimento is blocked. Text: Protezione «In caso di successo: Il Difensore non riceve Stack di "
-    "Sbilanciamento o Stordimento»"))
 def test_protezione_riuscita_blocks_declared_sbilanciamento_and_stordimento():
     f = Fight(STACK_REG)
     f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
@@ -576,10 +563,6 @@ def test_congelamento_lowers_the_destrezza():
     assert v.rule == "Successo e Fallimento delle Azioni › Fattore Statistica"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: outcome.stacks cites 'Stack Tipo-1: Condizioni Passeggere' for every Stack that is not of Type 2 "
-    "(step._apply_stacks: P_STACK2 if Tipo-2 else P_STACK1), so Ustione (Tipo-3) and Congelamento (Tipo-4) name the "
-    "wrong paragraph; stacks.rule_of has the right one"))
 @pytest.mark.parametrize("stack,rule", [
     ("Ustione", "Condizioni Fisiche › Stack Tipo-3: Stack Durature"),
     ("Congelamento", "Condizioni Fisiche › Stack Tipo-4: Stack Condizionate"),

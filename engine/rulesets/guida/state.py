@@ -180,6 +180,7 @@ class Hit:
     expected: int | None = None  # the engine's damage when it has every number
     ruled: int | None = None  # a master's ruling
     reazione: bool = False  # a Reazione riuscita against its declared Sbalzo: no Danni Ambientali
+    protezione: bool = False  # a Protezione riuscita halved it: it also blocks Sbilanciamento and Stordimento
 
 
 @dataclass(frozen=True)

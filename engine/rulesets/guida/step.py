@@ -602,7 +602,7 @@ def compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None,
     steps, basis)."""
     target = state.fighters.get(hit.attack.target)
     spent = target is not None and target.armatura_ceduta == hit.resolved_in
-    amount, steps, basis, _ = _compute_damage(state, hit, calc, kind, spent)
+    amount, steps, basis, _, _, _ = _compute_damage(state, hit, calc, kind, spent)
     return amount, list(steps), basis
 
 
@@ -610,20 +610,21 @@ def damage_of(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | 
               armatura_spent: bool = False) -> tuple[int | None, list[str], str | None, str | None]:
     """`compute_damage`, with the target's Armatura already spent in this turn when `armatura_spent`; the 4th
     value is the Armatura's outcome ("regge", "cede" or None)."""
-    amount, steps, basis, armour = _compute_damage(state, hit, calc, kind, armatura_spent)
+    amount, steps, basis, armour, _, _ = _compute_damage(state, hit, calc, kind, armatura_spent)
     return amount, list(steps), basis, armour
 
 
 # Damages of this registry and settings by everything else they depend on (hits repeat the same numbers turn after
 # turn). One registry at a time, held with its map: a replay of another registry starts a new map, and a step that
 # took the map before keeps writing into its own.
-_DAMAGE_MEMO: list[tuple[Any, Any, dict[tuple[Any, ...], tuple[int | None, Any, str | None, str | None]]]] = [
+_DamageNow = tuple[int | None, Any, str | None, str | None, str | None, str | None]
+_DAMAGE_MEMO: list[tuple[Any, Any, dict[tuple[Any, ...], _DamageNow]]] = [
     (None, None, {})]
 _NAME_VALUE = attrgetter("name", "value")
 
 
 def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: str | None = None,
-                    armatura_spent: bool = False) -> tuple[int | None, Any, str | None, str | None]:
+                    armatura_spent: bool = False) -> _DamageNow:
     """damage_of with the steps as they come (a tuple or list, not copied: read-only)."""
     atk = hit.attack
     target = state.fighters.get(atk.target)
@@ -649,7 +650,8 @@ def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: 
 
 
 def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int | None, kind: str | None,
-                armatura_spent: bool) -> tuple[int | None, Any, str | None, str | None]:
+                armatura_spent: bool) -> _DamageNow:
+    """(amount — negative for a cure —, steps, basis, Armatura outcome, damage kind, rule paragraph of the formula)."""
     reg = state.registry
     atk = hit.attack
     tech = _technique(reg, atk.techniques)
@@ -668,7 +670,7 @@ def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int |
     if potenziale is not None and tech is not None and tech.extra.get("area_statica_m") is not None:
         potenziale, area_steps = _area_statica(tech, potenziale)
         if potenziale is None:
-            return None, area_steps, None, None
+            return None, area_steps, None, None, kind, None
     if potenziale is not None and atk.potenziale_factor != 1:
         potenziale = int(potenziale * atk.potenziale_factor)
     pot = (potenziale + bonus) if potenziale is not None and bonus is not None else None
@@ -702,11 +704,11 @@ def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int |
                      str(state.settings.get("armatura_blocca_puri", "meta_potenziale")),
                      categoria, dado, atk.counter)
     except T.MechanicsError as exc:
-        return None, (str(exc),), None, None
+        return None, (str(exc),), None, None, kind, None
     if r is None:
-        return None, tuple(area_steps), None, None
-    amount = -r.amount if r.cura else r.amount
-    return amount, tuple(area_steps) + tuple(r.steps) if area_steps else r.steps, basis, r.armatura
+        return None, tuple(area_steps), None, None, kind, None
+    amount = -r.amount if r.cura else r.amount  # a cure adds PV: negative as a damage to record
+    return amount, tuple(area_steps) + tuple(r.steps) if area_steps else r.steps, basis, r.armatura, kind, r.rule
 
 
 def _area_statica(tech: Technique, potenziale: int) -> tuple[int | None, list[str]]:
@@ -787,7 +789,7 @@ def _damage_calcs(p: _Post) -> None:
             calcs.remove(calc)
         target = p.fighters.get(atk.target)
         spent = target is not None and target.armatura_ceduta == h.resolved_in
-        amount, steps, basis, armour = _compute_damage(p.state, h, calc, None, spent)
+        amount, steps, basis, armour, kind_of, rule_of = _compute_damage(p.state, h, calc, None, spent)
         if armour == "cede" and target is not None:
             # "L'Armatura non offrirà protezione per il resto del Turno": the other hits of that turn (the
             # target's, where the hits were resolved)
@@ -800,13 +802,16 @@ def _damage_calcs(p: _Post) -> None:
         details = _LazyDetails(atk.post, steps, h)
         if h.ruled is not None:
             amount, basis = h.ruled, "ruling"
+        # a cure: the engine keeps it negative (PV the target gains), the player writes what it heals
+        cura = (amount is not None and amount < 0) or kind_of == "cura" or (calc is not None and calc.kind == "cura")
+        shown = -amount if cura and amount is not None else amount
         if calc is None:
             p.verdicts.append(verdict("damage.missing_calc", post.id,
                 f"Manca il Calcolo dei Danni del colpo a segno su {atk.target}"
-                + (f" [{tech}]" if tech else "") + (f": il motore calcola {amount}." if amount is not None else "."),
-                P_DANNI_POST, expected=amount, found=None, details=details.get()))
-        elif amount is not None and stated is not None and amount != stated:
-            rule, why = P_DANNI, ""
+                + (f" [{tech}]" if tech else "") + (f": il motore calcola {shown}." if shown is not None else "."),
+                P_DANNI_POST, expected=shown, found=None, details=details.get()))
+        elif amount is not None and stated is not None and shown != stated:
+            rule, why = rule_of or P_DANNI, ""
             face = atk.face
             if (h.ruled is None and face is not None and face >= _CRITICO_MIN_FACCIA
                     and _without_critical(h) != h.multiplier):
@@ -817,8 +822,9 @@ def _damage_calcs(p: _Post) -> None:
                     why = " Manca il Colpo Critico (Fattore Mira): " + "; ".join(
                         r for r in h.reasons if "raddoppiato" in r.lower() or "mira" in r.lower()) + "."
             p.verdicts.append(verdict("damage.miscalculated", post.id,
-                f"Danno a {atk.target}" + (f" [{tech}]" if tech else "") + f": {stated} dichiarato, {amount} calcolato."
-                + why, rule, expected=amount, found=stated, details=details.get(),
+                ("Cura di " if cura else "Danno a ") + atk.target + (f" [{tech}]" if tech else "")
+                + f": {stated} dichiarato, {shown} calcolato." + why, rule, expected=shown, found=stated,
+                details=details.get(),
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
             own = _evaluate(calc)
@@ -827,7 +833,7 @@ def _damage_calcs(p: _Post) -> None:
                     f"Il calcolo scritto dà {own}, non {calc.result}.", P_DANNI, expected=own, found=calc.result,
                     details=details.get(), assumption="calcolo_dichiarato"))
                 stated = own
-            amount, basis = stated, "dichiarato"
+            amount, basis = (-stated if cura else stated), "dichiarato"
         if amount is None:
             p.verdicts.append(verdict("ruling.needed", post.id,
                 f"Danno su {atk.target}" + (f" [{tech}]" if tech else "")
@@ -840,7 +846,7 @@ def _damage_calcs(p: _Post) -> None:
             target = evolve(target, due=due)
             # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento")
             if calc is not None:
-                target = _declared_stacks(p, target, calc, damage=amount, atk=atk)
+                target = _declared_stacks(p, target, calc, damage=amount, atk=atk, hit=h, kind=kind_of)
             p.fighters[atk.target] = target
     if calcs:
         _extra_calcs(p, mine, calcs)
@@ -957,9 +963,11 @@ _COSTRIZIONI = tuple(sorted(T.COSTRIZIONE_DESTREZZA, key=len, reverse=True))
 
 
 def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | None,
-                     atk: Incoming | None = None) -> Fighter:
+                     atk: Incoming | None = None, hit: Hit | None = None, kind: str | None = None) -> Fighter:
     """What the attacker's calculation says the hit applies: "2 Stack di Sbilanciamento", "Accecato",
-    a Costrizione effect ("Blocco Braccia", with its Valore di Costrizione: `_costrizione_hit`)."""
+    a Costrizione effect ("Blocco Braccia", with its Valore di Costrizione: `_costrizione_hit`). The hit decides
+    what may stick: a Danno Aggiuntivo attack (by its technique or its line) gives no Type-1/2 Stacks, a Protezione
+    riuscita blocks Sbilanciamento and Stordimento (stacks.apply says which and why)."""
     declared, present = _declared_text(calc.raw)
     if not declared and not present:
         return target  # the calculation declares nothing (most do not)
@@ -968,7 +976,8 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
         target = _costrizione_hit(p, target, calc, atk, present)
     if not wanted:
         return target
-    return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo=calc.kind == "aggiuntivo",
+    return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo="aggiuntivo" in (calc.kind, kind),
+                         protezione=hit is not None and hit.protezione,
                          source=p.post.id, condition=calc.technique or "Costrizione")
 
 
@@ -1009,8 +1018,7 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
         p.verdicts.append(verdict("outcome.stacks", p.post.id,
             f"{target.name} riceve " + ", ".join(f"{n} Stack di {s}" for s, n in res.applied)
             + " (attive dal suo prossimo turno).",
-            P_STACK2 if any(S.tipo_of(s) == 2 for s, _ in res.applied) else P_STACK1,
-            found=dict(res.applied)))
+            S.rule_of(res.applied[0][0]), found=dict(res.applied)))  # the paragraph of the (first) Stack's Type
     return evolve(target, stacks=res.stacks)
 
 
@@ -2157,7 +2165,7 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
         p.fighters[atk.target] = _apply_stacks(p, p.fighters[atk.target], stacks, protezione=protezione,
                                                source=atk.post)
     # Hit(attack, resolved_in, multiplier, reasons, defense, expected, ruled), every field in order
-    p.hits.append(_Hit(atk, post.id, mult, tuple(reasons), defence, None, None))
+    p.hits.append(_Hit(atk, post.id, mult, tuple(reasons), defence, None, None, False, protezione))
 
 
 def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, multi: str | None,
