@@ -463,25 +463,34 @@ def test_percezione_and_mimetizzazione_roll_1d12():
 STACK_REG = reg_with(**{"Freccia Sacra": {"potenziale": 10, "category": "C"}})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine gap against the ◐ row: an attack made with Sbilanciamento Stacks neither gets its Potenziale lowered "
-    "(stacks.effects().potenziale_mod is never used by step.py, even with the registry's `extra.modificatore`) nor "
-    "asks a ruling: the full-Potenziale damage is accepted with no verdict"))
-def test_sbilanciamento_lowers_the_potenziale_of_the_attack_or_asks_the_master():
-    reg = reg_with(**{"Freccia Sacra": {"potenziale": 10, "category": "C", "extra": {"modificatore": 2}}})
+def sbilanciato_attack(extra):
+    """Quincy attacks (102) with the 2 Stacks of Sbilanciamento Hollow's Sbilanciamento gave it; Calcolo: 10."""
+    reg = reg_with(**{"Freccia Sacra": {"potenziale": 10, "category": "C", "extra": extra}})
     f = Fight(reg)
     f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
     f.post("Hollow", pv=52, stats=H, rolls=[R("1d8+6", 8, "Sbilanciamento (Hollow vs Quincy): (+6 [Destrezza])")])
-    # Quincy attacks with 2 Stacks of Sbilanciamento on
     f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
     f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
     f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra")])
-    a = f.replay()
+    return f.replay()
+
+
+def test_sbilanciamento_lowers_the_potenziale_of_the_attack_or_asks_the_master():
+    # one modificatore = 2 points (registry): Potenziale 10 − 2 Stacks × 2 = 6, Potenza 6 + 4 − Resistenza 4 = 6
+    a = sbilanciato_attack({"modificatore": 2})
     assert a.posts[2].state["Quincy"]["stacks"] == {"Sbilanciamento": 2}
-    # from the Sbilanciato attack (102) to its Calcolo (104): a lowered Potenziale or a ruling naming the Stacks
-    said = [v for post in ("102", "103", "104") for v in find(a, "damage.miscalculated", post) + find(a, "ruling.needed", post)
-            if "Sbilanciamento" in v.message or "Sbilanciamento" in " ".join(v.details.get("steps", []))]
-    assert said
+    [v] = find(a, "damage.miscalculated", "104")
+    assert (v.severity, v.expected, v.found) == ("error", 6, 10)
+    assert v.details["steps"][0] == "Sbilanciamento: Potenziale -2 modificatori × 2 = Potenziale 10 → 6"
+    # without the value of a modificatore the engine does not guess: the master checks the declared damage
+    a = sbilanciato_attack({})
+    assert find(a, "damage.miscalculated", "104") == []
+    [r] = find(a, "ruling.needed", "104")
+    assert (r.found, r.rule) == (10, "Condizioni Fisiche › Stack Tipo-1: Condizioni Passeggere")
+    assert "Sbilanciamento" in r.message and "modificatore" in r.message
+    # meanwhile the declared number is what the target records
+    assert a.next["character"] == "Hollow"
+    assert [(x["amount"], x["line"]) for x in a.next["registro"]] == [(-10, "-10 PV [Freccia Sacra di Quincy]")]
 
 
 def test_protezione_riuscita_blocks_declared_sbilanciamento_and_stordimento():

@@ -166,6 +166,7 @@ class Incoming:
     annulled: bool = False  # its author's Fase Offensiva was annulled: a defence against it is superfluous
     sbalzo: bool = False  # a declared Sbalzo: the target may try a Reazione
     authentic: bool = True  # the roll is the forum's own (not typed by hand): it may decide an outcome alone
+    potenziale_mod: int = 0  # modificatori of its Potenziale from its author's Stacks (Sbilanciamento: −1 each)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from .checks import (
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
     P_ACCECAMENTO, P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA,
-    P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed,
+    P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_TURNI, signed,
     verdict,
 )
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
@@ -634,7 +634,7 @@ def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: 
     key = (atk.techniques, atk.attacker, atk.target, 1 if pf is ONE else (pf.numerator, pf.denominator), atk.multi,
            atk.n_targets, res, None if calc is None else (calc.kind, tuple(map(_NAME_VALUE, calc.terms))),
            1 if mult is ONE else (mult.numerator, mult.denominator), hit.reasons, kind, armatura_spent,
-           atk.face, atk.mira, atk.generic, atk.counter)
+           atk.face, atk.mira, atk.generic, atk.counter, atk.potenziale_mod)
     memo = _DAMAGE_MEMO[0]
     if memo[0] is not state.registry or memo[1] is not state.settings:
         memo = _DAMAGE_MEMO[0] = (state.registry, state.settings, {})
@@ -671,6 +671,11 @@ def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int |
         potenziale, area_steps = _area_statica(tech, potenziale)
         if potenziale is None:
             return None, area_steps, None, None, kind, None
+    if potenziale is not None and atk.potenziale_mod:
+        potenziale, why = _potenziale_modificato(tech, potenziale, atk.potenziale_mod, "Sbilanciamento")
+        area_steps = [*area_steps, why]
+        if potenziale is None:
+            return None, tuple(area_steps), None, None, kind, None
     if potenziale is not None and atk.potenziale_factor != 1:
         potenziale = int(potenziale * atk.potenziale_factor)
     pot = (potenziale + bonus) if potenziale is not None and bonus is not None else None
@@ -709,6 +714,17 @@ def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int |
         return None, tuple(area_steps), None, None, kind, None
     amount = -r.amount if r.cura else r.amount  # a cure adds PV: negative as a damage to record
     return amount, tuple(area_steps) + tuple(r.steps) if area_steps else r.steps, basis, r.armatura, kind, r.rule
+
+
+def _potenziale_modificato(tech: Technique | None, potenziale: int, mods: int, why: str) -> tuple[int | None, str]:
+    """A Potenziale lowered by `mods` modificatori (Sbilanciamento): one modificatore is worth the technique's
+    registry `extra.modificatore` points (Regolamento Tecniche); without it the Potenziale is unknown (None)."""
+    head = f"{why}: Potenziale {mods:+d} modificatori"
+    step = tech.extra.get("modificatore") if tech is not None else None
+    if not isinstance(step, int) or isinstance(step, bool):
+        return None, head + " (il valore di un modificatore è del Regolamento Tecniche: registro `extra.modificatore`)"
+    lowered = max(potenziale + mods * step, 0)
+    return lowered, head + f" × {step} = Potenziale {potenziale} → {lowered}"
 
 
 def _area_statica(tech: Technique, potenziale: int) -> tuple[int | None, list[str]]:
@@ -827,6 +843,12 @@ def _damage_calcs(p: _Post) -> None:
                 details=details.get(),
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
+            if atk.potenziale_mod and h.ruled is None:
+                p.verdicts.append(verdict("ruling.needed", post.id,
+                    f"L'Attacco di {atk.attacker} su {atk.target}" + (f" [{tech}]" if tech else "")
+                    + f" parte con Stack di Sbilanciamento (Potenziale {atk.potenziale_mod:+d} modificatori): il valore "
+                    f"di un modificatore non è nel registro, il master verifica il danno dichiarato ({stated}).",
+                    T.RULE_TIPO1, expected=None, found=stated, details=details.get()))
             own = _evaluate(calc)
             if calc.result is not None and own is not None and own != calc.result:
                 p.verdicts.append(verdict("damage.miscalculated", post.id,
@@ -2074,12 +2096,21 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     def_tech = _technique(reg, tuple(tag.techniques) if tag else ())
     atk_tech = _technique(reg, atk.techniques)
     sides = []
+    mod_steps: list[str] = []  # Potenziali lowered by Sbilanciamento
     for who, tech in ((atk.attacker, atk_tech), (p.name, def_tech)):
         bonus = _bonus_statistica(reg, who, tech)
         if tech is None or tech.potenziale is None or bonus is None or not tech.category:
             sides.append(None)
         else:
             pot = tech.potenziale
+            mods = atk.potenziale_mod if who == atk.attacker else T.SBILANCIAMENTO_POTENZIALE_MOD * (
+                p.fighters[who].stack_count("Sbilanciamento") if who in p.fighters else 0)
+            if mods:
+                pot, why = _potenziale_modificato(tech, pot, mods, f"Sbilanciamento di {who}")
+                mod_steps.append(why)
+                if pot is None:
+                    sides.append(None)
+                    continue
             if who == atk.attacker and atk.potenziale_factor != 1:
                 pot = int(pot * atk.potenziale_factor)
             try:
@@ -2089,7 +2120,8 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     if None in sides:
         p.verdicts.append(verdict("ruling.needed", post.id,
             f"Confronto di Potenza tra l'Attacco di {atk.attacker} e {spec.name} di {p.name}: Potenziale, categoria o "
-            "Bonus Statistica non noti dal registro.", P_CONFRONTO, roll=i, details=numbers))
+            "Bonus Statistica non noti dal registro" + (f" ({'; '.join(mod_steps)})" if mod_steps else "") + ".",
+            P_CONFRONTO, roll=i, details=dict(numbers, steps=mod_steps) if mod_steps else numbers))
         p.verdicts.append(verdict("outcome.defended", post.id,
             f"{spec.name} in tempo ({numbers['defence_total']} ≥ {numbers['attack_total']}): esito del Confronto di "
             "Potenza da stabilire.", spec.paragraph, roll=i, expected=numbers["attack_total"],
@@ -2097,7 +2129,7 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
         return
     a_side, d_side = sides
     r = confronto_di_potenza(a_side, d_side)
-    details = dict(numbers, steps=list(r.steps), outcome=r.outcome, difference=r.difference)
+    details = dict(numbers, steps=mod_steps + list(r.steps), outcome=r.outcome, difference=r.difference)
     p.verdicts.append(verdict("outcome.power_clash", post.id, "Confronto di Potenza: " + r.steps[-1] + ".", P_CONFRONTO, roll=i,
         expected=a_side.potenza, found=d_side.potenza, details=details))
     if r.winner == a_side.label:
@@ -2201,14 +2233,19 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     group = f"{post_id}#{i}"
     n_targets = len(targets)
     factor = dfn.counter_factor.get(spec.key, ONE)
+    actor_f = p.fighters.get(actor)
+    # "Sbilanciamento: Potenziale di Attacchi e Difese ridotto di 1 modificatore per Stack", from this turn's Stacks
+    pot_mod = T.SBILANCIAMENTO_POTENZIALE_MOD * actor_f.stack_count("Sbilanciamento") if (
+        actor_f is not None and actor_f.stacks.entries) else 0
     for t in targets:
         if t == actor:
             continue
         # every Incoming field in order: id, attacker, target, post, roll, action, techniques, total, rendered, face,
-        # mira, generic, group, multi, n_targets, counter, potenziale_factor, annulled, sbalzo, authentic
+        # mira, generic, group, multi, n_targets, counter, potenziale_factor, annulled, sbalzo, authentic, potenziale_mod
         p.new_incoming.append(_Incoming(
             f"{post_id}#{i}#{t}", actor, t, post_id, i, spec.key, techniques, chk.total, chk.rendered, chk.face,
-            chk.mira, generic, group, multi, n_targets, spec.counter, factor, annulled, sbalzo, roll.authentic))
+            chk.mira, generic, group, multi, n_targets, spec.counter, factor, annulled, sbalzo, roll.authentic,
+            pot_mod))
     if not annulled and (p.aree or techniques and (
             _AREA_MEMO[0][1] if _AREA_MEMO[0][0] is p.state.registry else _area_techniques(p.state.registry))):
         _aree_azione(p, i, roll, spec, actor, techniques, targets)
