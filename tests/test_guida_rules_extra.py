@@ -251,10 +251,6 @@ def test_parata_and_contrattacco_for_an_ally_go_to_the_confronto_di_potenza(acti
     assert find(a, "outcome.hit") == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine gap: Difesa Nulla su Alleato «Si ottiene Probabilità di Difendere: +1 per ogni 5 livelli di Destrezza» "
-    "(bersagli.difesa_alleato has it) is never required by the roll check, and listing it as "
-    "«+1 [Destrezza su Alleato]» is read as Fattore Statistica: dice.stat_mismatch error expected 6 found 7"))
 def test_difesa_nulla_su_alleato_gets_plus_one_per_five_destrezza():
     # Hollow's Destrezza 6: +1
     left_out = ally_fight("Difesa Nulla su Alleato (Hollow vs Quincy): (+2 [Bonus Protezione] +6 [Destrezza])", "1d24+8", 10)

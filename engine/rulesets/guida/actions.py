@@ -234,6 +234,8 @@ _FACTOR_WORDS: tuple[tuple[str, Factor], ...] = (
     ("sbilanciament", "sbilanciamento"),
     ("stordiment", "stordimento"),
     ("storpiatura", "storpiatura"),
+    # the Difesa Nulla su Alleato's +1 per 5 Destrezza is not the Fattore Statistica
+    ("destrezza su alleato", "alleato"), ("destrezza per alleato", "alleato"), ("destrezza alleato", "alleato"),
     ("destrezza", "destrezza"), ("des", "destrezza"), ("dex", "destrezza"), ("fattore statistica", "destrezza"),
     ("mirato", "mira"), ("mira", "mira"),
     ("raggio", "distanza"), ("distanza", "distanza"), ("gittata", "distanza"), ("range", "distanza"),

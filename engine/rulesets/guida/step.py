@@ -1521,6 +1521,13 @@ def _rolls(p: _Post) -> None:
                 target_attack = _pick_attack(p, mine, dfn, roll, spec)
             if spec.bonus and spec.bonus_label == "Bonus Protezione":
                 reqs.append(_REQ_PROTEZIONE[spec.key])
+            if spec.key == "difesa_nulla_alleato" and actor_f is not None:
+                # "Probabilità di Difendere: +1 per ogni 5 livelli di Destrezza"
+                dex = live_stat(actor_f, "Destrezza")
+                if dex:
+                    n = dex // T.DIFESA_NULLA_ALLEATO_DESTREZZA_PASSO
+                    if n > 0:
+                        reqs.append(_alleato_destrezza_req(n))
             if f.preparazione and actor == name and spec.role == "difensiva":
                 reqs.append(_REQ_PREPARAZIONE_DIFESA)
             # Attacco / Difesa Prevedibile act on Probabilità di Difendere: a Contrattacco uses Probabilità di Colpire
@@ -1726,6 +1733,11 @@ def _value_roll(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, 
         + (f"; nessuna Costrizione attiva nota al motore su {actor}" if spec.key == "liberazione" else "")
         + f": il master lo confronta con {other}.",
         rule, roll=i, found=chk.total))
+
+
+@lru_cache(maxsize=64)
+def _alleato_destrezza_req(amount: int) -> Requirement:
+    return Requirement("alleato", amount, "Destrezza su Alleato", ACTIONS["difesa_nulla_alleato"].paragraph, True)
 
 
 @lru_cache(maxsize=64)
