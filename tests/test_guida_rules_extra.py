@@ -596,3 +596,37 @@ def test_attacchi_multipli_lose_one_potenza_per_extra_target():
     assert find(a, "dice.missing_modifier", "102") == []  # not Mirati: no −2
     [v] = find(a, "damage.miscalculated", "105")
     assert (v.expected, v.found, v.details["steps"]) == (9, 10, ["Potenza 13 − Resistenza 4 = 9"])
+
+
+# --- smaller readings --------------------------------------------------------------------------------------
+
+def test_contrattacco_su_azione_generica_against_an_attack_says_it_is_the_wrong_answer():
+    a = duel("Contrattacco su Azione Generica [Artigli] (Hollow vs Quincy): (+6 [Destrezza])", "1d18+6", 10).replay()
+    [v] = find(a, "turn.extra_defense", "101")
+    assert (v.severity, v.expected, v.found) == ("error", 0, 1)
+    assert "risponde solo a un'Azione Generica" in v.message and "un Attacco di Quincy (post 100)" in v.message
+    assert v.details["pending_kind"] == "attacco"
+    # the attack it did not answer lands as Difesa Nulla
+    [hit] = find(a, "outcome.hit", "101")
+    assert "Difesa Nulla" in hit.message
+
+
+def test_attacchi_multipli_is_an_attack_label():
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, "Attacchi Multipli [Freccia Sacra] (Quincy vs Hollow): "
+                                                             "(+2 [Raggio Ottimale] +4 [Destrezza])")])
+    a = f.replay()
+    assert "dice.unknown_action" not in codes(a, "100")
+    assert a.next["character"] == "Hollow" and len(a.next["incoming"]) == 1
+
+
+def test_danno_ambientale_cites_its_own_paragraph():
+    reg = reg_with(**{"Freccia Sacra": {"potenziale": 10, "category": "C"}})
+    f = Fight(reg)
+    f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 6, ATK_Q)])
+    f.post("Hollow", pv=52, stats=H, body="Difesa Nulla")
+    f.post("Quincy", pv=40, stats=Q, damage=[calc("Hollow", 10, technique="Freccia Sacra"),
+                                             calc("Hollow", 9, kind="ambientale", raw="Danno Ambientale su Hollow: 9")])
+    a = f.replay()
+    [v] = [x for x in find(a, "damage.miscalculated", "102") if x.details.get("kind") == "ambientale"]
+    assert v.rule == "Calcolo dei Danni › Danno Ambientale" and v.found == 9

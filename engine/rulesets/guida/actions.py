@@ -120,6 +120,7 @@ ALIASES: dict[str, str] = {
     "spostamento": "spostamento", "movimento": "spostamento", "fuga": "spostamento",
     "attacco": "attacco", "azione offensiva": "attacco", "offensiva": "attacco", "offesa": "attacco",
     "attacco mirato": "attacco", "attacco a bersagli multipli": "attacco", "attacco multiplo": "attacco",
+    "attacchi multipli": "attacco", "attacchi mirati": "attacco",
     "attacco ad area": "attacco", "attacco ad area totale": "attacco", "colpo": "attacco",
     "attacco alla cieca": "attacco", "costrizione": "attacco", "tecnica offensiva": "attacco",
     "azione generica": "generica", "generica": "generica", "cura": "generica", "cura principale": "generica",

@@ -922,8 +922,9 @@ def _extra_calcs(p: _Post, mine: list[Hit], calcs: list[DamageCalc]) -> None:
                     found=stated, details={"attack_post": atk.post, "kind": "ambientale", "reazione": h.resolved_in}))
             continue  # nothing to record in the target's Registro
         target = p.fighters.get(h.attack.target)
-        amount, steps, basis, armour = damage_of(p.state, h, c, "ambientale",
-                                                 target is not None and target.armatura_ceduta == h.resolved_in)
+        amount, steps, basis, armour, _, rule = _compute_damage(
+            p.state, h, c, "ambientale", target is not None and target.armatura_ceduta == h.resolved_in)
+        steps = list(steps)
         if armour == "cede" and target is not None:
             # the Armatura gave way to the Danno Ambientale: no protection for the rest of that turn
             p.fighters[atk.target] = evolve(target, armatura_ceduta=h.resolved_in)
@@ -931,7 +932,7 @@ def _extra_calcs(p: _Post, mine: list[Hit], calcs: list[DamageCalc]) -> None:
         if amount is not None and stated is not None and amount != stated:
             p.verdicts.append(verdict("damage.miscalculated", post.id,
                 f"Danno Ambientale a {atk.target}: {stated} dichiarato, {amount} calcolato.",
-                P_DANNI, expected=amount, found=stated, details=details,
+                rule or T.RULE_AMBIENTALE, expected=amount, found=stated, details=details,
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         if amount is None:
             amount, basis = stated, "dichiarato"
@@ -1845,6 +1846,20 @@ def _resolve_defence(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollChe
                 spec.paragraph, roll=i, expected=first.total, found=chk.total, details={"independent": True}))
         return
     if atk is None:
+        generic = spec.key == "contrattacco_generica"
+        other = next((a for a in mine if a.id not in dfn.answered and a.generic != generic), None)
+        if other is not None:
+            # the wrong kind of answer, not one too many: a Contrattacco su Azione Generica answers an Azione
+            # Generica, every other Difesa an Attacco
+            p.verdicts.append(verdict("turn.extra_defense", post.id,
+                f"{spec.name} risponde solo " + ("a un'Azione Generica" if generic else "a un Attacco")
+                + ", ma in arrivo c'è " + ("un Attacco" if generic else "un'Azione Generica")
+                + f" di {other.attacker} (post "
+                f"{other.post}): " + ("contro un Attacco serve una Difesa o un Contrattacco." if generic else
+                                      "contro un'Azione Generica serve un Contrattacco su Azione Generica."),
+                spec.paragraph, roll=i, expected=0, found=1,
+                details={"pending": other.id, "pending_kind": "generica" if other.generic else "attacco"}))
+            return
         p.verdicts.append(verdict("turn.extra_defense", post.id,
             f"{spec.name}: nessun Attacco in arrivo a cui rispondere (al più una Difesa per Attacco).",
             P_DIFENSIVA, roll=i, expected=len([a for a in mine if not a.generic]), found=len(dfn.answered) + 1))
