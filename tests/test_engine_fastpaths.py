@@ -214,3 +214,17 @@ def test_roll_check_cache_ignores_the_use_count_but_the_verdict_tells_it(factor,
     for n in (6, 5, 4):  # each as computed on a cold cache
         C._STATIC.clear()
         assert [(v.message, v.details) for v in run(n)] == [(v.message, v.details) for v in cold[n]]
+
+
+def test_clear_caches_empties_the_ruleset_caches_and_changes_no_verdict():
+    from engine.rulesets import guida
+    from engine.rulesets.guida import checks as C
+    from engine.rulesets.guida import step as ST
+    from engine.rulesets.guida.actions import classify
+
+    history = generate(12)
+    warm = replay(history, "guida").to_dict()
+    assert C._STATIC and ST._DAMAGE_MEMO[0][2] and classify.cache_info().currsize
+    guida.clear_caches()
+    assert not C._STATIC and ST._DAMAGE_MEMO[0] == (None, None, {}) and classify.cache_info().currsize == 0
+    assert replay(history, "guida").to_dict() == warm

@@ -140,6 +140,7 @@ _NO_BONUSES: frozenset[str] = frozenset()
 
 
 _AMOUNT_LABEL = attrgetter("amount", "label")  # Modifier → (amount, label), in C
+_REQ_KEY = attrgetter("factor", "amount", "label", "rule", "bonus")  # Requirement without its details, in C
 
 
 def label_key(tag: DiceLabel | None) -> tuple[Any, ...] | None:
@@ -159,12 +160,9 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     if tag_key is None and roll.tag is not None:
         tag_key = label_key(roll.tag)
     # a requirement's details (Prevedibile: technique and the growing use count) only word its verdicts: the key
-    # leaves them out, so a long fight does not miss the cache once per use; the verdicts get them back below
-    bare = requirements
-    for r in requirements:
-        if r.details:
-            bare = tuple([_bare(r) if r.details else r for r in requirements])
-            break
+    # leaves them out, so a long fight does not miss the cache once per use; the verdicts get them back below.
+    # Requirements enter the key as plain tuples (_REQ_KEY, in C): no generated __hash__/__eq__ per lookup.
+    bare = tuple(map(_REQ_KEY, requirements)) if requirements else ()
     key = (roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
            tag_key, spec.key, phase, destrezza, destrezza_schema, bare, allowed_bonuses, attack, destrezza_malus)
     st = _STATIC.get(key)
@@ -227,12 +225,6 @@ class _Static:
     # verdicts worded from a requirement's details: (verdict index, requirement index, the why() they were worded
     # with); check() rewords them with the details of the call (the cache key leaves details out)
     detailed: tuple[tuple[int, int, str], ...] = ()
-
-
-@lru_cache(maxsize=1024)
-def _bare(req: Requirement) -> Requirement:
-    """`req` without its details: what the checks compute from it (the details only word the verdicts)."""
-    return Requirement(req.factor, req.amount, req.label, req.rule, req.bonus)
 
 
 _ROLL = 0  # placeholder index in cached verdicts; check_roll stamps the real one

@@ -1282,12 +1282,15 @@ def _prevedibile(n: int) -> int:
     return 3 if n >= 10 else 2 if n >= 7 else 1 if n >= 4 else 0
 
 
-@lru_cache(maxsize=1024)
+_Requirement = maker(Requirement)
+
+
 def _prevedibile_req(factor: str, lvl: int, technique: str, uses: int) -> Requirement:
-    """Attacco Prevedibile (bonus) / Difesa Prevedibile (malus) for `uses` uses of `technique`."""
+    """Attacco Prevedibile (bonus) / Difesa Prevedibile (malus) for `uses` uses of `technique` (not cached: the
+    use count grows every turn; built without the dataclass's __init__)."""
     base = (_REQ_ATTACCO_PREVEDIBILE if factor == "prevedibile_attacco" else _REQ_DIFESA_PREVEDIBILE)[lvl]
-    return Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
-                       (("technique", technique), ("uses", uses)))
+    return _Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
+                        (("technique", technique), ("uses", uses)))
 
 
 def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) -> None:
