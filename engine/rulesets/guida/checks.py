@@ -190,7 +190,19 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
         face = rendered - roll.constant
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
-    verdicts = tuple([_stamp(v, post, index) for v in st.verdicts]) if st.verdicts else ()
+    if st.verdicts:
+        stamped = []
+        for v in st.verdicts:  # _stamp, inlined (one call per roll with verdicts is most of their cost)
+            d = v.__dict__.copy()
+            d["post"] = post
+            d["roll"] = index if v.roll is not None else None
+            d["details"] = dict(v.details) if v.details else {}
+            new = _new(Verdict)
+            _setattr(new, "__dict__", d)
+            stamped.append(new)
+        verdicts = tuple(stamped)
+    else:
+        verdicts = ()
     for vi, ri, why in st.detailed:
         # this call's details (the cached verdict may carry another use count): message and details dict
         req = requirements[ri]
@@ -205,7 +217,11 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
         total = rendered
         for _, d in st.corrections:
             total += d
-    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+    # the listed modifiers as a dict, one per cached entry and shared (read-only), as clean checks share theirs
+    listed = st.__dict__.get("_listed")
+    if listed is None:
+        listed = st.__dict__["_listed"] = dict(st.listed)
+    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, listed)
     if not verdicts and len(clean) < 256:
         clean[(faces, roll.total)] = done
     return done

@@ -30,7 +30,9 @@ from .messages import (
     P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed,
     verdict,
 )
-from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
+from .state import (
+    _SUMMARY_FIELDS, EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker,
+)
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -128,7 +130,8 @@ def _name_keys(name: str) -> tuple[str, str]:
 class _Post:
     """Mutable scratchpad of one step; the step returns immutable state built from it."""
 
-    __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now")
+    __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now",
+                 "own")
 
     def __init__(self, state: GuidaState, post: Post, name: str):
         self.state = state
@@ -140,6 +143,9 @@ class _Post:
         self.hits: list[Hit] = list(state.hits)
         self.new_incoming: list[Incoming] = []
         self.spese_now: tuple[Expense, ...] = ()  # costs of the techniques the poster uses in this post
+        # the poster's Fighter as the Registro rebuilt it: made in this step and held by nothing outside it, so the
+        # step may still set its fields in place (_set_own) while it is p.fighters[name]
+        self.own: Fighter | None = None
 
     def v(self, *args: Any, **kw: Any) -> None:
         self.verdicts.append(verdict(*args, **kw))
@@ -267,7 +273,9 @@ def _schema(p: _Post, changes: dict[str, Any] | None = None) -> None:
     if changes is None:
         changes = {}  # applied with the Registro's own, in one new Fighter
     if schema.stats:
-        written = canon_stats({k: (s.base, s.bonus) for k, s in schema.stats.items()})
+        written = {k: (s.base, s.bonus) for k, s in schema.stats.items()}
+        if "Resistenza" in written:
+            written = canon_stats(written)
         stats = f.stats
         if not stats:
             # the first schema is the reference; the engine adds the maluses it tracks from then on
@@ -451,11 +459,11 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
     pv_written = pv_now if pv_now is not None else f.pv_written
     pe_written = pe_now if pe_now is not None else f.pe_written
     if changes:
-        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
-                                    pe_written=pe_written, **changes)
+        p.fighters[p.name] = p.own = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
+                                            pe_written=pe_written, **changes)
     else:
-        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
-                                    pe_written=pe_written)
+        p.fighters[p.name] = p.own = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
+                                            pe_written=pe_written)
 
 
 def _sum_mismatch(p: _Post, res: str, now: int, prev: int, sums: dict[str, int], code: str) -> None:
@@ -618,7 +626,8 @@ def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: 
     # the die face, Mira and Contrattacco enter the Danno Ambientale (never critical) and the counter's damage
     key = (atk.techniques, atk.attacker, atk.target, 1 if pf is ONE else (pf.numerator, pf.denominator), atk.multi,
            atk.n_targets, res, None if calc is None else (calc.kind, tuple(map(_NAME_VALUE, calc.terms))),
-           1 if mult is ONE else (mult.numerator, mult.denominator), hit.reasons, kind, armatura_spent,
+           1 if mult is ONE else (1, 2) if mult is HALF else (mult.numerator, mult.denominator), hit.reasons, kind,
+           armatura_spent,
            atk.face, atk.mira, atk.generic, atk.counter)
     memo = _DAMAGE_MEMO[0]
     if memo[0] is not state.registry or memo[1] is not state.settings:
@@ -745,8 +754,9 @@ class _LazyDetails:
     def get(self) -> dict[str, Any]:
         if self.value is None:
             h = self.hit
-            self.value = {"attack_post": self.post, "steps": list(self.steps), "multiplier": str(h.multiplier),
-                          "reasons": list(h.reasons)}
+            m = h.multiplier
+            self.value = {"attack_post": self.post, "steps": list(self.steps),
+                          "multiplier": "1" if m is ONE else "1/2" if m is HALF else str(m), "reasons": list(h.reasons)}
         return self.value
 
 
@@ -762,7 +772,11 @@ def _damage_calcs(p: _Post) -> None:
     if not mine and not post.damage:
         return
     calcs = list(post.damage)
-    extras = any(c.kind in _EXTRA_KINDS for c in calcs)
+    extras = False
+    for c in calcs:
+        if c.kind in _EXTRA_KINDS:
+            extras = True
+            break
     for h in mine:
         atk = h.attack
         if extras:
@@ -824,8 +838,8 @@ def _damage_calcs(p: _Post) -> None:
             resource = calc.resource if calc is not None else "PV"
             due = target.due + (_DueDamage(amount, resource, atk.attacker, tech, atk.post, basis or "dichiarato"),)
             target = evolve(target, due=due)
-            # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento")
-            if calc is not None:
+            # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento"); most declare none
+            if calc is not None and _declared_text(calc.raw) != _NOTHING_DECLARED:
                 target = _declared_stacks(p, target, calc, damage=amount)
             p.fighters[atk.target] = target
     if calcs:
@@ -948,6 +962,9 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
         return target
     return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo=calc.kind == "aggiuntivo",
                          source=p.post.id, condition=calc.technique or "Costrizione")
+
+
+_NOTHING_DECLARED: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
 
 
 @lru_cache(maxsize=2048)
@@ -1301,12 +1318,21 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         uses = dict(f.uses_attack)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_attack=MappingProxyType(uses))  # our own new dict: no second copy
+        _set_own(p, actor, f, "uses_attack", MappingProxyType(uses))  # our own new dict: no second copy
     elif phase == "difensiva" and spec.role == "difensiva":
         uses = dict(f.uses_defense)
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_defense=MappingProxyType(uses))
+        _set_own(p, actor, f, "uses_defense", MappingProxyType(uses))
+
+
+def _set_own(p: _Post, name: str, f: Fighter, field: str, value: Any) -> None:
+    """p.fighters[name] = `f` with `field` (not one the summary shows) set: in place when `f` is the step's own
+    Fighter (p.own), else a new one."""
+    if f is p.own and field not in _SUMMARY_FIELDS:
+        f.__dict__[field] = value
+    else:
+        p.fighters[name] = evolve(f, **{field: value})
 
 
 def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
@@ -1653,7 +1679,8 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
               dfn: _Defence, annulled: bool = False, declared: tuple[Requirement, ...] | None = None) -> None:
     """An offensive main action: one incoming attack (or generic action) per target, for their next post."""
     tag = roll.tag
-    targets = [(_resolve_name(p.state, t) or t) for t in (tag.targets if tag else ())]
+    aliases = p.state.aliases
+    targets = [((aliases.get(*_name_keys(t)) if t else None) or t) for t in tag.targets] if tag else []  # _resolve_name
     if not targets:
         if spec.counter and dfn.counter_target.get(spec.key):
             targets = [dfn.counter_target[spec.key]]
