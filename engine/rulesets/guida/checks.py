@@ -49,7 +49,8 @@ def live_stat(f: Fighter, stat: str, turn: int | None = None) -> int | None:
     ref = f.stats.get(stat)
     if ref is None:
         return None
-    return ref[0] + ref[1] + sum(d for _, d in stat_maluses(f, stat, turn))
+    maluses = stat_maluses(f, stat, turn)
+    return ref[0] + ref[1] + sum([d for _, d in maluses]) if maluses else ref[0] + ref[1]
 
 
 # --- one roll -------------------------------------------------------------------------------------

@@ -1172,7 +1172,7 @@ def _rolls(p: _Post) -> None:
                 f"{spec.name} annullato nel Confronto di Potenza: non prosegue verso l'Avversario.",
                 P_CONFRONTO, roll=i))
             continue
-        if spec.kind == "principale" and spec.rolls:
+        if spec.kind == "principale" and (spec.die_difensiva or spec.die_offensiva):  # spec.rolls, no property call
             main_count[actor] = main_count.get(actor, 0) + 1
             if main_count[actor] > 1:
                 # the extra action does not count: it is not an attack the target must answer
@@ -1183,7 +1183,7 @@ def _rolls(p: _Post) -> None:
             if tag and tag.techniques:
                 _count_uses(p, actor, spec, phase, tag)
             if (actor_f is not None and (actor_f.conditions or actor_f.stacks.entries)
-                    or _CIECA.search(roll.label or "")) and _cieca(p, i, roll, spec, chk, actor_f):
+                    or _alla_cieca(roll.label or "")) and _cieca(p, i, roll, spec, chk, actor_f):
                 continue  # failed automatically: nobody has to defend against it
             _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared)
     # attacks nobody defended: Difesa Nulla (it cannot fail, the Fase Offensiva goes on)
@@ -1228,6 +1228,12 @@ _VALUES = {
 
 
 _CIECA = re.compile(r"\balla\s+cieca\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _alla_cieca(label: str) -> bool:
+    """The label declares an Attacco alla Cieca (read once per distinct label: every attack asks)."""
+    return _CIECA.search(label) is not None
 # "Area 40 m", "Raggio Area di 30 metri": the radius of the Area where the hidden target may be
 _AREA_RAGGIO = re.compile(r"(?:raggio\s+)?(?:dell'?\s*)?area\s+(?:di\s+)?(\d+(?:[.,]\d+)?)\s*(?:m|metri)\b", re.IGNORECASE)
 
