@@ -1633,6 +1633,12 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     _drop_group(p, atk, i)
 
 
+# Mira and limb of the parts a label names most often (_hit's rule for any other part)
+_MIRA_PARTS = {"corpo": ("corpo", None), "testa": ("testa", None), "arti": ("arti", None),
+               "braccia": ("arti", "braccia"), "braccio": ("arti", "braccia"), "gambe": ("arti", "gambe"),
+               "gamba": ("arti", "gambe")}
+
+
 @lru_cache(maxsize=256)
 def _mira_effects(mira: str, face: int, arti: str | None) -> D.MiraEffect | None:
     try:
@@ -1645,17 +1651,18 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
          numbers: dict[str, Any] | None = None, protezione: bool = False, defended_message: bool = False) -> None:
     """An attack that lands: Mira effects from its die face, then a Hit waiting for the attacker's Calcolo."""
     post = p.post
-    reasons = list(reasons)
     stacks: list[tuple[str, int]] = []
     if atk.face is not None and not atk.generic:
         part = atk.mira or "corpo"
-        mira = "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part
-        arti = "gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None)
+        # the Mira and the limb a part names ("gamba" → arti, gambe), as below for any part not in the table
+        mira, arti = _MIRA_PARTS.get(part) or (
+            "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part,
+            "gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None))
         eff = _mira_effects(mira, atk.face, arti)
         if eff is not None:
             if eff.multiplier is not None:
                 mult *= eff.multiplier.factor
-                reasons.append(eff.multiplier.label)
+                reasons = [*reasons, eff.multiplier.label]  # a new list: the caller's stays as it was
             stacks.extend(eff.stacks)
             if mira == "arti" and arti is None and atk.face >= T.MIRA_ARTI_STORPIATURA_FACCIA:
                 stacks.append((limb_stack(None), 1))
@@ -1663,9 +1670,10 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
                     "(braccia); il master può decidere diversamente.", "Successo e Fallimento delle Azioni › Fattore Mira"))
     code = "outcome.defended" if defended_message else "outcome.hit"
     shown = "1" if mult is ONE else "1/2" if mult is HALF else str(mult)  # "1" exactly when mult == 1
-    msg = (f"L'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
-           + f" colpisce {atk.target}" + (" ma la Protezione dimezza i Danni" if protezione else "")
-           + (f" (×{shown})" if shown != "1" else "") + ": " + "; ".join(reasons) + ".")
+    techs = f" [{', '.join(atk.techniques)}]" if atk.techniques else ""
+    msg = (f"L'Attacco di {atk.attacker}{techs} colpisce {atk.target}"
+           f"{' ma la Protezione dimezza i Danni' if protezione else ''}{f' (×{shown})' if shown != '1' else ''}: "
+           f"{'; '.join(reasons)}.")
     if numbers:
         details = dict(numbers, attack_post=atk.post, multiplier=shown, defence=defence)
         expected, found = numbers.get("attack_total", atk.total), numbers.get("defence_total")
