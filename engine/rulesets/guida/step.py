@@ -1100,7 +1100,13 @@ def _rolls(p: _Post) -> None:
             multi = None
             declared = ()
             if spec.counts_as_defense:
-                target_attack = _pick_attack(p, mine, dfn, roll, spec)
+                if len(mine) == 1 and not spec.ally:
+                    # one action incoming: _pick_attack's pool is it or nothing
+                    a = mine[0]
+                    target_attack = a if a.id not in dfn.answered and a.generic == (
+                        spec.key == "contrattacco_generica") else None
+                else:
+                    target_attack = _pick_attack(p, mine, dfn, roll, spec)
             if spec.bonus and spec.bonus_label == "Bonus Protezione":
                 reqs.append(_REQ_PROTEZIONE[spec.key])
             if f.preparazione and actor == name and spec.role == "difensiva":
@@ -1370,6 +1376,8 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
     """One defensive roll against its attack; an outcome resting on a roll typed by hand is not final."""
     n0 = len(p.verdicts)
     _resolve_defence(p, i, roll, spec, chk, atk, dfn, mine)
+    if roll.authentic and (atk is None or atk.authentic):
+        return  # the forum's own rolls: the outcome stands
     suspect = [] if roll.authentic else [f"la {spec.name} (lancio {i + 1} di questo post)"]
     if atk is not None and not atk.authentic:
         suspect.append(f"l'Attacco di {atk.attacker} (post {atk.post}, lancio {atk.roll + 1})")
