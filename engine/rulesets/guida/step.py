@@ -928,7 +928,7 @@ def _due_extra(p: _Post, atk: Incoming, calc: DamageCalc, amount: int | None, ba
 def _match_calc(calcs: list[DamageCalc], atk: Incoming) -> DamageCalc | None:
     if not calcs:
         return None
-    techs = {t.lower() for t in atk.techniques}
+    techs = set(map(str.lower, atk.techniques))
     for c in calcs:
         if c.target and c.target.lower() == atk.target.lower() and (not c.technique or not techs or c.technique.lower() in techs):
             return c
