@@ -808,8 +808,10 @@ def _damage_calcs(p: _Post) -> None:
         elif amount is not None and stated is not None and amount != stated:
             rule, why = P_DANNI, ""
             face = atk.face
+            # `is not`: _without_critical gives the hit's own multiplier back when no Colpo Critico is in it (a
+            # Fraction compared with == is a Python-level call)
             if (h.ruled is None and face is not None and face >= _CRITICO_MIN_FACCIA
-                    and _without_critical(h) != h.multiplier):
+                    and _without_critical(h) is not h.multiplier):
                 # the Colpo Critico of the Fattore Mira left out: that is the rule to cite
                 plain = _compute_damage(p.state, evolve(h, multiplier=_without_critical(h)), calc, None, spent)[0]
                 if plain == stated:
