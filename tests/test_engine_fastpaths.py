@@ -228,3 +228,53 @@ def test_clear_caches_empties_the_ruleset_caches_and_changes_no_verdict():
     guida.clear_caches()
     assert not C._STATIC and ST._DAMAGE_MEMO[0] == (None, None, {}) and classify.cache_info().currsize == 0
     assert replay(history, "guida").to_dict() == warm
+
+
+def test_later_posts_never_change_an_earlier_snapshot():
+    """The step sets some fields of the poster's new Fighter in place (step._set_own): only on the Fighter it built
+    itself, so every snapshot stays what a replay stopped at that post gives."""
+    history = generate(30)
+    full = replay(history, "guida")
+    for k in (0, 1, 2, 7, 18, 29):
+        prefix = replay(CombatHistory(thread=history.thread, posts=history.posts[:k + 1]), "guida")
+        want, got = prefix.snapshots[-1].state, full.snapshots[k].state
+        assert set(got.fighters) == set(want.fighters)
+        for name, f in want.fighters.items():
+            assert got.fighters[name] == f, (k, name)  # every field, use counts included
+            assert dict(got.fighters[name].uses_attack) == dict(f.uses_attack)
+        assert got.incoming == want.incoming and got.hits == want.hits
+
+
+def test_mira_parts_table_is_the_rule_it_shortcuts():
+    from engine.rulesets.guida.step import _MIRA_PARTS
+
+    for part, (mira, arti) in _MIRA_PARTS.items():
+        assert mira == ("arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part)
+        assert arti == ("gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None))
+
+
+@pytest.mark.parametrize("label", ["Attacco (Hollow vs Quincy)", "Attacco alla Cieca Area 40 m", "ALLA  CIECA",
+                                   "Attacco allacieca", "Attacco alla Ciecaa", ""])
+def test_alla_cieca_cache_answers_as_the_pattern(label):
+    from engine.rulesets.guida.step import _CIECA, _alla_cieca
+
+    assert _alla_cieca(label) == bool(_CIECA.search(label))
+
+
+@pytest.mark.parametrize("key", ["protezione", "parata", "schivata", "contrattacco_generica"])
+@pytest.mark.parametrize("generic,answered", [(False, False), (True, False), (False, True)])
+def test_one_incoming_action_is_picked_as_pick_attack_picks_it(key, generic, answered):
+    """_rolls picks the only incoming action itself; _pick_attack's answer for the same pool."""
+    from engine.rulesets.guida import step as ST
+
+    history = generate(3)
+    state = replay(CombatHistory(thread=history.thread, posts=history.posts[:2]), "guida").snapshots[-1].state
+    (atk,) = [a for a in state.incoming if a.target == "Hollow"]
+    atk = evolve(atk, generic=generic)
+    spec = ACTIONS[key]
+    p = ST._Post(evolve(state, incoming=(atk,)), history.posts[2], "Hollow")
+    dfn = ST._Defence()
+    if answered:
+        dfn.answered.add(atk.id)
+    picked = atk if atk.id not in dfn.answered and atk.generic == (spec.key == "contrattacco_generica") else None
+    assert ST._pick_attack(p, [atk], dfn, history.posts[2].rolls[0], spec) is picked
