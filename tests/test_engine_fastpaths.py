@@ -278,3 +278,22 @@ def test_one_incoming_action_is_picked_as_pick_attack_picks_it(key, generic, ans
         dfn.answered.add(atk.id)
     picked = atk if atk.id not in dfn.answered and atk.generic == (spec.key == "contrattacco_generica") else None
     assert ST._pick_attack(p, [atk], dfn, history.posts[2].rolls[0], spec) is picked
+
+
+def test_state_roots_built_by_maker_equal_the_dataclass_ones():
+    """initial_state and a newcomer's first Fighter are built by state.maker (plain dicts, fast attribute reads all
+    along the fold): the same values as the dataclass constructors give."""
+    from engine.history import Character, Registry, Resource, Stat
+    from engine.rulesets.guida import stacks as S
+    from engine.rulesets.guida import step as ST
+    from engine.rulesets.guida.state import GuidaState, frozen_map
+
+    ch = Character(name="Quincy", player="q", resources={"PV": Resource(40, 48)}, stats={"Destrezza": Stat(4, 1)})
+    reg = Registry(characters={"Quincy": ch})
+    state = ST.initial_state(THREAD, reg, {"ordine_turni": True})
+    assert state == GuidaState(settings=frozen_map({"ordine_turni": True}), registry=reg,
+                               fighters=frozen_map({"Quincy": ST._fighter_from_registry("Quincy", ch)}),
+                               aliases=frozen_map({"quincy": "Quincy", "q": "Quincy"}))
+    assert ST._fighter_from_registry("Quincy", ch) == Fighter(
+        name="Quincy", pv_max=48, stats=frozen_map({"Destrezza": (4, 1)}), stacks=S.StackSet("Quincy"), player="q")
+    assert ST._fighter_from_registry("X", None) == Fighter(name="X", stacks=S.StackSet("X"))

@@ -177,9 +177,7 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     faces = roll.faces
     if not st.verdicts:
         # a clean roll's check is a value of its faces and total alone: one shared (immutable) RollCheck each
-        clean = st.__dict__.get("_clean")
-        if clean is None:
-            clean = st.__dict__["_clean"] = {}
+        clean = st.clean
         done = clean.get((faces, roll.total))
         if done is not None:
             return done
@@ -219,10 +217,7 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
         for _, d in st.corrections:
             total += d
     # the listed modifiers as a dict, one per cached entry and shared (read-only), as clean checks share theirs
-    listed = st.__dict__.get("_listed")
-    if listed is None:
-        listed = st.__dict__["_listed"] = dict(st.listed)
-    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, listed)
+    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, st.listed_map)
     if not verdicts and len(clean) < 256:
         clean[(faces, roll.total)] = done
     return done
@@ -242,6 +237,10 @@ class _Static:
     # verdicts worded from a requirement's details: (verdict index, requirement index, the why() they were worded
     # with); check() rewords them with the details of the call (the cache key leaves details out)
     detailed: tuple[tuple[int, int, str], ...] = ()
+    # check()'s own caches of this entry, as fields: reaching them through the instance's __dict__ would turn its
+    # attributes into a split dict that CPython 3.11 reads on the slow, unspecialised path
+    clean: dict[tuple[Any, Any], RollCheck] = field(default_factory=dict, compare=False, repr=False)  # by faces, total
+    listed_map: dict[str, int] = field(default_factory=dict, compare=False, repr=False)  # `listed` as a dict, shared
 
 
 _ROLL = 0  # placeholder index in cached verdicts; check_roll stamps the real one
@@ -430,6 +429,7 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
                 P_DESCRIZIONE, roll=index, found=listed[fac]))
 
     return _Static(tuple(out), tuple(corrections), mira, mira_value, tuple(listed.items()), forum_constant,
+                   listed_map=dict(listed),
                    detailed=tuple(detailed))
 
 

@@ -47,6 +47,12 @@ _DIFESA_NULLA = re.compile(r"\bdifesa\s+nulla\b", re.IGNORECASE)
 _Incoming = maker(Incoming)
 _Hit = maker(Hit)
 _DueDamage = maker(DueDamage)
+# The roots of the fold's state (the first GuidaState, a fighter's first Fighter) are built by maker too: an instance
+# made by the dataclass __init__ keeps its attributes inline, and the first evolve() that copies its __dict__ makes it
+# a split dict, copied split ever after; CPython 3.11 cannot specialise attribute reads on split dicts (every
+# `f.pv`, `state.fighters` would take the slow generic path). A maker's dict is a plain one, and its copies too.
+_GuidaState = maker(GuidaState)
+_Fighter = maker(Fighter)
 ONE = Fraction(1)
 HALF = Fraction(1, 2)
 DAMAGE_KINDS = {"normale", "puro", "semi-puro", "semipuro", "aggiuntivo", "ambientale", "cura"}
@@ -62,8 +68,8 @@ def initial_state(thread: Thread, registry: Registry, settings: dict[str, Any]) 
         aliases[name.lower()] = name
         if ch.player:
             aliases.setdefault(ch.player.lower(), name)
-    return GuidaState(settings=frozen_map(settings), registry=registry, fighters=frozen_map(fighters),
-                      aliases=frozen_map(aliases))
+    return _GuidaState(settings=frozen_map(settings), registry=registry, fighters=frozen_map(fighters),
+                       aliases=frozen_map(aliases))
 
 
 def canon_stats(stats: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
@@ -76,10 +82,10 @@ def canon_stats(stats: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]
 
 def _fighter_from_registry(name: str, ch: Character | None) -> Fighter:
     if ch is None:
-        return Fighter(name=name, stacks=S.StackSet(name))
+        return _Fighter(name=name, stacks=S.StackSet(name))
     pv = ch.resources.get("PV")
     pe = ch.resources.get("PE")
-    return Fighter(
+    return _Fighter(
         name=name,
         pv_max=(pv.max or pv.current) if pv else None,
         pe_max=(pe.max or pe.current) if pe else None,
