@@ -190,26 +190,29 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
     if st.verdicts:
-        stamped = []
+        dicts = []
         for v in st.verdicts:  # _stamp, inlined (one call per roll with verdicts is most of their cost)
             d = v.__dict__.copy()
             d["post"] = post
             d["roll"] = index if v.roll is not None else None
             d["details"] = dict(v.details) if v.details else {}
+            dicts.append(d)
+        for vi, ri, why in st.detailed:
+            # this call's details (the cached verdict may carry another use count): message and details dict
+            req = requirements[ri]
+            d = dicts[vi]
+            now = req.why()
+            if why and now != why:
+                d["message"] = d["message"].replace(why, now, 1)
+            d["details"] = dict(req.details)
+        stamped = []
+        for d in dicts:
             new = _new(Verdict)
             _setattr(new, "__dict__", d)
             stamped.append(new)
         verdicts = tuple(stamped)
     else:
         verdicts = ()
-    for vi, ri, why in st.detailed:
-        # this call's details (the cached verdict may carry another use count): message and details dict
-        req = requirements[ri]
-        v = verdicts[vi]
-        now = req.why()
-        if why and now != why:
-            v.__dict__["message"] = v.message.replace(why, now, 1)
-        v.__dict__["details"] = dict(req.details)
     if rendered is None or st.void:
         total = None
     else:

@@ -1710,7 +1710,13 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     """An offensive main action: one incoming attack (or generic action) per target, for their next post."""
     tag = roll.tag
     aliases = p.state.aliases
-    targets = [((aliases.get(*_name_keys(t)) if t else None) or t) for t in tag.targets] if tag else []  # _resolve_name
+    if tag is None:
+        targets = []
+    elif len(tag.targets) == 1:  # most labels: no comprehension frame for one name
+        t = tag.targets[0]
+        targets = [(aliases.get(*_name_keys(t)) if t else None) or t]  # _resolve_name
+    else:
+        targets = [((aliases.get(*_name_keys(t)) if t else None) or t) for t in tag.targets]
     if not targets:
         if spec.counter and dfn.counter_target.get(spec.key):
             targets = [dfn.counter_target[spec.key]]
