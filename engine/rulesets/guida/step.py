@@ -1335,12 +1335,12 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         return
     f = p.fighters[actor]
     if phase == "offensiva" and (spec.role == "offensiva" or spec.counter):
-        uses = dict(f.uses_attack)
+        uses = f.uses_attack.copy()  # a mappingproxy's copy is its dict's (one block), dict() would go key by key
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
         _set_own(p, actor, f, "uses_attack", MappingProxyType(uses))  # our own new dict: no second copy
     elif phase == "difensiva" and spec.role == "difensiva":
-        uses = dict(f.uses_defense)
+        uses = f.uses_defense.copy()
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
         _set_own(p, actor, f, "uses_defense", MappingProxyType(uses))
