@@ -439,17 +439,18 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
     sums: dict[str, int] = {}
     for e in entries:
         sums[e.resource] = sums.get(e.resource, 0) + e.amount
+    sum_pv, sum_pe = sums.get("PV", 0), sums.get("PE", 0)
     if reg is not None:
         prev = f.pv_written
         if pv_now is not None and prev is not None:
-            expected = prev + sums.get("PV", 0)
+            expected = prev + sum_pv
             # a value that is right but whose Registro only lacks the damage (or the expense) is
             # registro.missing_damage (registro.missing_expense) alone
             if expected != pv_now and not (missing_known and pv_now == expected + missing_known):
                 _sum_mismatch(p, "PV", pv_now, prev, sums, "registro.pv_mismatch")
         prev = f.pe_written
         if pe_now is not None and prev is not None:
-            expected = prev + sums.get("PE", 0)
+            expected = prev + sum_pe
             if expected != pe_now and not (missing_pe and pe_now == expected + missing_pe):
                 _sum_mismatch(p, "PE", pe_now, prev, sums, "registro.pe_mismatch")
     # the engine's own view: its previous value + the Registro as written + what the Registro left out
@@ -457,11 +458,11 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
         new_pv = pv_now if pv_now is not None else (
             f.pv - sum(d.amount for d in f.due if d.amount) if f.pv is not None else None)
     else:
-        new_pv = f.pv + sums.get("PV", 0) + missing_known
+        new_pv = f.pv + sum_pv + missing_known
     if f.pe is None or reg is None:
         new_pe = pe_now if pe_now is not None else f.pe
     else:
-        new_pe = f.pe + sums.get("PE", 0) + missing_pe
+        new_pe = f.pe + sum_pe + missing_pe
     pv_written = pv_now if pv_now is not None else f.pv_written
     pe_written = pe_now if pe_now is not None else f.pe_written
     if changes:
