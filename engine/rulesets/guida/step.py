@@ -30,9 +30,8 @@ from .messages import (
     P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_STACK2, P_TURNI, signed,
     verdict,
 )
-from .state import (
-    _SUMMARY_FIELDS, EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker,
-)
+from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
+from .state import _SUMMARY_FIELDS
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -634,8 +633,7 @@ def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: 
     key = (atk.techniques, atk.attacker, atk.target, 1 if pf is ONE else (pf.numerator, pf.denominator), atk.multi,
            atk.n_targets, res, None if calc is None else (calc.kind, tuple(map(_NAME_VALUE, calc.terms))),
            1 if mult is ONE else (1, 2) if mult is HALF else (mult.numerator, mult.denominator), hit.reasons, kind,
-           armatura_spent,
-           atk.face, atk.mira, atk.generic, atk.counter)
+           armatura_spent, atk.face, atk.mira, atk.generic, atk.counter)
     memo = _DAMAGE_MEMO[0]
     if memo[0] is not state.registry or memo[1] is not state.settings:
         memo = _DAMAGE_MEMO[0] = (state.registry, state.settings, {})
@@ -1249,6 +1247,8 @@ _CIECA = re.compile(r"\balla\s+cieca\b", re.IGNORECASE)
 def _alla_cieca(label: str) -> bool:
     """The label declares an Attacco alla Cieca (read once per distinct label: every attack asks)."""
     return _CIECA.search(label) is not None
+
+
 # "Area 40 m", "Raggio Area di 30 metri": the radius of the Area where the hidden target may be
 _AREA_RAGGIO = re.compile(r"(?:raggio\s+)?(?:dell'?\s*)?area\s+(?:di\s+)?(\d+(?:[.,]\d+)?)\s*(?:m|metri)\b", re.IGNORECASE)
 
