@@ -214,3 +214,86 @@ def test_roll_check_cache_ignores_the_use_count_but_the_verdict_tells_it(factor,
     for n in (6, 5, 4):  # each as computed on a cold cache
         C._STATIC.clear()
         assert [(v.message, v.details) for v in run(n)] == [(v.message, v.details) for v in cold[n]]
+
+
+def test_clear_caches_empties_the_ruleset_caches_and_changes_no_verdict():
+    from engine.rulesets import guida
+    from engine.rulesets.guida import checks as C
+    from engine.rulesets.guida import step as ST
+    from engine.rulesets.guida.actions import classify
+
+    history = generate(12)
+    warm = replay(history, "guida").to_dict()
+    assert C._STATIC and ST._DAMAGE_MEMO[0][2] and classify.cache_info().currsize
+    guida.clear_caches()
+    assert not C._STATIC and ST._DAMAGE_MEMO[0] == (None, None, {}) and classify.cache_info().currsize == 0
+    assert replay(history, "guida").to_dict() == warm
+
+
+def test_later_posts_never_change_an_earlier_snapshot():
+    """The step sets some fields of the poster's new Fighter in place (step._set_own): only on the Fighter it built
+    itself, so every snapshot stays what a replay stopped at that post gives."""
+    history = generate(30)
+    full = replay(history, "guida")
+    for k in (0, 1, 2, 7, 18, 29):
+        prefix = replay(CombatHistory(thread=history.thread, posts=history.posts[:k + 1]), "guida")
+        want, got = prefix.snapshots[-1].state, full.snapshots[k].state
+        assert set(got.fighters) == set(want.fighters)
+        for name, f in want.fighters.items():
+            assert got.fighters[name] == f, (k, name)  # every field, use counts included
+            assert dict(got.fighters[name].uses_attack) == dict(f.uses_attack)
+        assert got.incoming == want.incoming and got.hits == want.hits
+
+
+def test_mira_parts_table_is_the_rule_it_shortcuts():
+    from engine.rulesets.guida.step import _MIRA_PARTS
+
+    for part, (mira, arti) in _MIRA_PARTS.items():
+        assert mira == ("arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part)
+        assert arti == ("gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None))
+
+
+@pytest.mark.parametrize("label", ["Attacco (Hollow vs Quincy)", "Attacco alla Cieca Area 40 m", "ALLA  CIECA",
+                                   "Attacco allacieca", "Attacco alla Ciecaa", ""])
+def test_alla_cieca_cache_answers_as_the_pattern(label):
+    from engine.rulesets.guida.step import _CIECA, _alla_cieca
+
+    assert _alla_cieca(label) == bool(_CIECA.search(label))
+
+
+@pytest.mark.parametrize("key", ["protezione", "parata", "schivata", "contrattacco_generica"])
+@pytest.mark.parametrize("generic,answered", [(False, False), (True, False), (False, True)])
+def test_one_incoming_action_is_picked_as_pick_attack_picks_it(key, generic, answered):
+    """_rolls picks the only incoming action itself; _pick_attack's answer for the same pool."""
+    from engine.rulesets.guida import step as ST
+
+    history = generate(3)
+    state = replay(CombatHistory(thread=history.thread, posts=history.posts[:2]), "guida").snapshots[-1].state
+    (atk,) = [a for a in state.incoming if a.target == "Hollow"]
+    atk = evolve(atk, generic=generic)
+    spec = ACTIONS[key]
+    p = ST._Post(evolve(state, incoming=(atk,)), history.posts[2], "Hollow")
+    dfn = ST._Defence()
+    if answered:
+        dfn.answered.add(atk.id)
+    picked = atk if atk.id not in dfn.answered and atk.generic == (spec.key == "contrattacco_generica") else None
+    assert ST._pick_attack(p, [atk], dfn, history.posts[2].rolls[0], spec) is picked
+
+
+def test_state_roots_built_by_maker_equal_the_dataclass_ones():
+    """initial_state and a newcomer's first Fighter are built by state.maker (plain dicts, fast attribute reads all
+    along the fold): the same values as the dataclass constructors give."""
+    from engine.history import Character, Registry, Resource, Stat
+    from engine.rulesets.guida import stacks as S
+    from engine.rulesets.guida import step as ST
+    from engine.rulesets.guida.state import GuidaState, frozen_map
+
+    ch = Character(name="Quincy", player="q", resources={"PV": Resource(40, 48)}, stats={"Destrezza": Stat(4, 1)})
+    reg = Registry(characters={"Quincy": ch})
+    state = ST.initial_state(THREAD, reg, {"ordine_turni": True})
+    assert state == GuidaState(settings=frozen_map({"ordine_turni": True}), registry=reg,
+                               fighters=frozen_map({"Quincy": ST._fighter_from_registry("Quincy", ch)}),
+                               aliases=frozen_map({"quincy": "Quincy", "q": "Quincy"}))
+    assert ST._fighter_from_registry("Quincy", ch) == Fighter(
+        name="Quincy", pv_max=48, stats=frozen_map({"Destrezza": (4, 1)}), stacks=S.StackSet("Quincy"), player="q")
+    assert ST._fighter_from_registry("X", None) == Fighter(name="X", stacks=S.StackSet("X"))

@@ -1,6 +1,7 @@
 """The `guida` ruleset ("Guida al Combattimento", rules/000): registers itself with the engine at import."""
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from ...core import Setting, register
@@ -39,8 +40,8 @@ class GuidaRuleset:
                 "Arbitro", post.id, details={"error": f"{type(exc).__name__}: {exc}"})
             return evolve(state, posts=state.posts + 1), [verdict]
 
-    def characters(self, state: GuidaState) -> dict[str, dict[str, Any]]:
-        return _hints.characters(state)
+    # the replay asks after every post: the function itself, no method frame in between
+    characters = staticmethod(_hints.characters)
 
     def next_hint(self, state: GuidaState, character: str | None = None) -> dict[str, Any]:
         return _hints.next_hint(state, character)
@@ -52,4 +53,19 @@ class GuidaRuleset:
 
 RULESET = register(GuidaRuleset())
 
-__all__ = ["RULESET", "SETTINGS", "GuidaRuleset"]
+
+def clear_caches() -> None:
+    """Empty the module-level caches of this ruleset's pure functions (roll checks, damages, lru_caches): the
+    bench times replays from cold caches with it, as a fresh process's first replay runs."""
+    from . import checks, step
+
+    checks._STATIC.clear()
+    step._DAMAGE_MEMO[0] = (None, None, {})
+    for name, module in list(sys.modules.items()):
+        if name == __name__ or name.startswith(__name__ + "."):
+            for obj in list(vars(module).values()):
+                if callable(getattr(obj, "cache_clear", None)):
+                    obj.cache_clear()
+
+
+__all__ = ["RULESET", "SETTINGS", "GuidaRuleset", "clear_caches"]

@@ -14,7 +14,7 @@ from .messages import (
     P_BERSAGLI, P_CASUALITA, P_COSTR_IMPROPRIA, P_DESCRIZIONE, P_DISTANZA, P_LANCIO, P_LIBERAZIONE, P_MIRA, P_SBALZO,
     P_STACK1, P_STATISTICA, dice_expr, signed, verdict,
 )
-from .state import Fighter, evolve, maker
+from .state import Fighter, maker
 
 
 # --- live statistics ------------------------------------------------------------------------------
@@ -49,7 +49,8 @@ def live_stat(f: Fighter, stat: str, turn: int | None = None) -> int | None:
     ref = f.stats.get(stat)
     if ref is None:
         return None
-    return ref[0] + ref[1] + sum(d for _, d in stat_maluses(f, stat, turn))
+    maluses = stat_maluses(f, stat, turn)
+    return ref[0] + ref[1] + sum([d for _, d in maluses]) if maluses else ref[0] + ref[1]
 
 
 # --- one roll -------------------------------------------------------------------------------------
@@ -140,6 +141,7 @@ _NO_BONUSES: frozenset[str] = frozenset()
 
 
 _AMOUNT_LABEL = attrgetter("amount", "label")  # Modifier → (amount, label), in C
+_REQ_KEY = attrgetter("factor", "amount", "label", "rule", "bonus")  # Requirement without its details, in C
 
 
 def label_key(tag: DiceLabel | None) -> tuple[Any, ...] | None:
@@ -159,12 +161,9 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     if tag_key is None and roll.tag is not None:
         tag_key = label_key(roll.tag)
     # a requirement's details (Prevedibile: technique and the growing use count) only word its verdicts: the key
-    # leaves them out, so a long fight does not miss the cache once per use; the verdicts get them back below
-    bare = requirements
-    for r in requirements:
-        if r.details:
-            bare = tuple([_bare(r) if r.details else r for r in requirements])
-            break
+    # leaves them out, so a long fight does not miss the cache once per use; the verdicts get them back below.
+    # Requirements enter the key as plain tuples (_REQ_KEY, in C): no generated __hash__/__eq__ per lookup.
+    bare = tuple(map(_REQ_KEY, requirements)) if requirements else ()
     key = (roll.expression, roll.count, roll.sides, roll.constant, roll.source, roll.authentic, roll.problems,
            tag_key, spec.key, phase, destrezza, destrezza_schema, bare, allowed_bonuses, attack, destrezza_malus)
     st = _STATIC.get(key)
@@ -178,9 +177,7 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     faces = roll.faces
     if not st.verdicts:
         # a clean roll's check is a value of its faces and total alone: one shared (immutable) RollCheck each
-        clean = st.__dict__.get("_clean")
-        if clean is None:
-            clean = st.__dict__["_clean"] = {}
+        clean = st.clean
         done = clean.get((faces, roll.total))
         if done is not None:
             return done
@@ -192,22 +189,38 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
         face = rendered - roll.constant
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
-    verdicts = tuple([_stamp(v, post, index) for v in st.verdicts]) if st.verdicts else ()
-    for vi, ri, why in st.detailed:
-        # this call's details (the cached verdict may carry another use count): message and details dict
-        req = requirements[ri]
-        v = verdicts[vi]
-        now = req.why()
-        if why and now != why:
-            v.__dict__["message"] = v.message.replace(why, now, 1)
-        v.__dict__["details"] = dict(req.details)
+    if st.verdicts:
+        dicts = []
+        for v in st.verdicts:  # _stamp, inlined (one call per roll with verdicts is most of their cost)
+            d = v.__dict__.copy()
+            d["post"] = post
+            d["roll"] = index if v.roll is not None else None
+            d["details"] = dict(v.details) if v.details else {}
+            dicts.append(d)
+        for vi, ri, why in st.detailed:
+            # this call's details (the cached verdict may carry another use count): message and details dict
+            req = requirements[ri]
+            d = dicts[vi]
+            now = req.why()
+            if why and now != why:
+                d["message"] = d["message"].replace(why, now, 1)
+            d["details"] = dict(req.details)
+        stamped = []
+        for d in dicts:
+            new = _new(Verdict)
+            _setattr(new, "__dict__", d)
+            stamped.append(new)
+        verdicts = tuple(stamped)
+    else:
+        verdicts = ()
     if rendered is None or st.void:
         total = None
     else:
         total = rendered
         for _, d in st.corrections:
             total += d
-    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, dict(st.listed))
+    # the listed modifiers as a dict, one per cached entry and shared (read-only), as clean checks share theirs
+    done = _make_check(verdicts, face, rendered, total, st.corrections, st.mira, st.mira_value, st.listed_map)
     if not verdicts and len(clean) < 256:
         clean[(faces, roll.total)] = done
     return done
@@ -227,12 +240,10 @@ class _Static:
     # verdicts worded from a requirement's details: (verdict index, requirement index, the why() they were worded
     # with); check() rewords them with the details of the call (the cache key leaves details out)
     detailed: tuple[tuple[int, int, str], ...] = ()
-
-
-@lru_cache(maxsize=1024)
-def _bare(req: Requirement) -> Requirement:
-    """`req` without its details: what the checks compute from it (the details only word the verdicts)."""
-    return Requirement(req.factor, req.amount, req.label, req.rule, req.bonus)
+    # check()'s own caches of this entry, as fields: reaching them through the instance's __dict__ would turn its
+    # attributes into a split dict that CPython 3.11 reads on the slow, unspecialised path
+    clean: dict[tuple[Any, Any], RollCheck] = field(default_factory=dict, compare=False, repr=False)  # by faces, total
+    listed_map: dict[str, int] = field(default_factory=dict, compare=False, repr=False)  # `listed` as a dict, shared
 
 
 _ROLL = 0  # placeholder index in cached verdicts; check_roll stamps the real one
@@ -421,6 +432,7 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
                 P_DESCRIZIONE, roll=index, found=listed[fac]))
 
     return _Static(tuple(out), tuple(corrections), mira, mira_value, tuple(listed.items()), forum_constant,
+                   listed_map=dict(listed),
                    detailed=tuple(detailed))
 
 

@@ -33,6 +33,7 @@ from .messages import (
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
 from . import costrizione as CO  # Costrizione e Liberazione values (_costrizione_hit, _liberazione)
 from .messages import P_COSTR_IMPROPRIA
+from .state import _SUMMARY_FIELDS
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -47,6 +48,12 @@ _DIFESA_NULLA = re.compile(r"\bdifesa\s+nulla\b", re.IGNORECASE)
 _Incoming = maker(Incoming)
 _Hit = maker(Hit)
 _DueDamage = maker(DueDamage)
+# The roots of the fold's state (the first GuidaState, a fighter's first Fighter) are built by maker too: an instance
+# made by the dataclass __init__ keeps its attributes inline, and the first evolve() that copies its __dict__ makes it
+# a split dict, copied split ever after; CPython 3.11 cannot specialise attribute reads on split dicts (every
+# `f.pv`, `state.fighters` would take the slow generic path). A maker's dict is a plain one, and its copies too.
+_GuidaState = maker(GuidaState)
+_Fighter = maker(Fighter)
 ONE = Fraction(1)
 HALF = Fraction(1, 2)
 DAMAGE_KINDS = {"normale", "puro", "semi-puro", "semipuro", "aggiuntivo", "ambientale", "cura"}
@@ -62,8 +69,8 @@ def initial_state(thread: Thread, registry: Registry, settings: dict[str, Any]) 
         aliases[name.lower()] = name
         if ch.player:
             aliases.setdefault(ch.player.lower(), name)
-    return GuidaState(settings=frozen_map(settings), registry=registry, fighters=frozen_map(fighters),
-                      aliases=frozen_map(aliases))
+    return _GuidaState(settings=frozen_map(settings), registry=registry, fighters=frozen_map(fighters),
+                       aliases=frozen_map(aliases))
 
 
 def canon_stats(stats: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
@@ -76,10 +83,10 @@ def canon_stats(stats: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]
 
 def _fighter_from_registry(name: str, ch: Character | None) -> Fighter:
     if ch is None:
-        return Fighter(name=name, stacks=S.StackSet(name))
+        return _Fighter(name=name, stacks=S.StackSet(name))
     pv = ch.resources.get("PV")
     pe = ch.resources.get("PE")
-    return Fighter(
+    return _Fighter(
         name=name,
         pv_max=(pv.max or pv.current) if pv else None,
         pe_max=(pe.max or pe.current) if pe else None,
@@ -131,7 +138,7 @@ class _Post:
     """Mutable scratchpad of one step; the step returns immutable state built from it."""
 
     __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now",
-                 "aree", "reazioni")
+                 "aree", "reazioni", "own")
 
     def __init__(self, state: GuidaState, post: Post, name: str):
         self.state = state
@@ -145,6 +152,9 @@ class _Post:
         self.spese_now: tuple[Expense, ...] = ()  # costs of the techniques the poster uses in this post
         self.aree: tuple[AR.Area, ...] = state.aree  # live Aree di Controllo Espansive
         self.reazioni: set[str] | None = None  # attacks whose Sbalzo a Reazione riuscita met (no Danni Ambientali)
+        # the poster's Fighter as the Registro rebuilt it: made in this step and held by nothing outside it, so the
+        # step may still set its fields in place (_set_own) while it is p.fighters[name]
+        self.own: Fighter | None = None
 
     def v(self, *args: Any, **kw: Any) -> None:
         self.verdicts.append(verdict(*args, **kw))
@@ -281,7 +291,9 @@ def _schema(p: _Post, changes: dict[str, Any] | None = None) -> None:
     if changes is None:
         changes = {}  # applied with the Registro's own, in one new Fighter
     if schema.stats:
-        written = canon_stats({k: (s.base, s.bonus) for k, s in schema.stats.items()})
+        written = {k: (s.base, s.bonus) for k, s in schema.stats.items()}
+        if "Resistenza" in written:
+            written = canon_stats(written)
         stats = f.stats
         if not stats:
             # the first schema is the reference; the engine adds the maluses it tracks from then on
@@ -439,17 +451,18 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
     sums: dict[str, int] = {}
     for e in entries:
         sums[e.resource] = sums.get(e.resource, 0) + e.amount
+    sum_pv, sum_pe = sums.get("PV", 0), sums.get("PE", 0)
     if reg is not None:
         prev = f.pv_written
         if pv_now is not None and prev is not None:
-            expected = prev + sums.get("PV", 0)
+            expected = prev + sum_pv
             # a value that is right but whose Registro only lacks the damage (or the expense) is
             # registro.missing_damage (registro.missing_expense) alone
             if expected != pv_now and not (missing_known and pv_now == expected + missing_known):
                 _sum_mismatch(p, "PV", pv_now, prev, sums, "registro.pv_mismatch")
         prev = f.pe_written
         if pe_now is not None and prev is not None:
-            expected = prev + sums.get("PE", 0)
+            expected = prev + sum_pe
             if expected != pe_now and not (missing_pe and pe_now == expected + missing_pe):
                 _sum_mismatch(p, "PE", pe_now, prev, sums, "registro.pe_mismatch")
     # the engine's own view: its previous value + the Registro as written + what the Registro left out
@@ -457,19 +470,19 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
         new_pv = pv_now if pv_now is not None else (
             f.pv - sum(d.amount for d in f.due if d.amount) if f.pv is not None else None)
     else:
-        new_pv = f.pv + sums.get("PV", 0) + missing_known
+        new_pv = f.pv + sum_pv + missing_known
     if f.pe is None or reg is None:
         new_pe = pe_now if pe_now is not None else f.pe
     else:
-        new_pe = f.pe + sums.get("PE", 0) + missing_pe
+        new_pe = f.pe + sum_pe + missing_pe
     pv_written = pv_now if pv_now is not None else f.pv_written
     pe_written = pe_now if pe_now is not None else f.pe_written
     if changes:
-        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
-                                    pe_written=pe_written, **changes)
+        p.fighters[p.name] = p.own = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
+                                            pe_written=pe_written, **changes)
     else:
-        p.fighters[p.name] = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
-                                    pe_written=pe_written)
+        p.fighters[p.name] = p.own = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
+                                            pe_written=pe_written)
 
 
 def _sum_mismatch(p: _Post, res: str, now: int, prev: int, sums: dict[str, int], code: str) -> None:
@@ -633,8 +646,8 @@ def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: 
     # the die face, Mira and Contrattacco enter the Danno Ambientale (never critical) and the counter's damage
     key = (atk.techniques, atk.attacker, atk.target, 1 if pf is ONE else (pf.numerator, pf.denominator), atk.multi,
            atk.n_targets, res, None if calc is None else (calc.kind, tuple(map(_NAME_VALUE, calc.terms))),
-           1 if mult is ONE else (mult.numerator, mult.denominator), hit.reasons, kind, armatura_spent,
-           atk.face, atk.mira, atk.generic, atk.counter, atk.potenziale_mod)
+           1 if mult is ONE else (1, 2) if mult is HALF else (mult.numerator, mult.denominator), hit.reasons, kind,
+           armatura_spent, atk.face, atk.mira, atk.generic, atk.counter, atk.potenziale_mod)
     memo = _DAMAGE_MEMO[0]
     if memo[0] is not state.registry or memo[1] is not state.settings:
         memo = _DAMAGE_MEMO[0] = (state.registry, state.settings, {})
@@ -777,8 +790,9 @@ class _LazyDetails:
     def get(self) -> dict[str, Any]:
         if self.value is None:
             h = self.hit
-            self.value = {"attack_post": self.post, "steps": list(self.steps), "multiplier": str(h.multiplier),
-                          "reasons": list(h.reasons)}
+            m = h.multiplier
+            self.value = {"attack_post": self.post, "steps": list(self.steps),
+                          "multiplier": "1" if m is ONE else "1/2" if m is HALF else str(m), "reasons": list(h.reasons)}
         return self.value
 
 
@@ -794,7 +808,11 @@ def _damage_calcs(p: _Post) -> None:
     if not mine and not post.damage:
         return
     calcs = list(post.damage)
-    extras = any(c.kind in _EXTRA_KINDS for c in calcs)
+    extras = False
+    for c in calcs:
+        if c.kind in _EXTRA_KINDS:
+            extras = True
+            break
     for h in mine:
         atk = h.attack
         if extras:
@@ -829,8 +847,10 @@ def _damage_calcs(p: _Post) -> None:
         elif amount is not None and stated is not None and shown != stated:
             rule, why = rule_of or P_DANNI, ""
             face = atk.face
+            # `is not`: _without_critical gives the hit's own multiplier back when no Colpo Critico is in it (a
+            # Fraction compared with == is a Python-level call)
             if (h.ruled is None and face is not None and face >= _CRITICO_MIN_FACCIA
-                    and _without_critical(h) != h.multiplier):
+                    and _without_critical(h) is not h.multiplier):
                 # the Colpo Critico of the Fattore Mira left out: that is the rule to cite
                 plain = _compute_damage(p.state, evolve(h, multiplier=_without_critical(h)), calc, None, spent)[0]
                 if plain == stated:
@@ -866,8 +886,8 @@ def _damage_calcs(p: _Post) -> None:
             resource = calc.resource if calc is not None else "PV"
             due = target.due + (_DueDamage(amount, resource, atk.attacker, tech, atk.post, basis or "dichiarato"),)
             target = evolve(target, due=due)
-            # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento")
-            if calc is not None:
+            # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento"); most declare none
+            if calc is not None and _declared_text(calc.raw) != _NOTHING_DECLARED:
                 target = _declared_stacks(p, target, calc, damage=amount, atk=atk, hit=h, kind=kind_of)
             p.fighters[atk.target] = target
     if calcs:
@@ -968,7 +988,7 @@ def _due_extra(p: _Post, atk: Incoming, calc: DamageCalc, amount: int | None, ba
 def _match_calc(calcs: list[DamageCalc], atk: Incoming) -> DamageCalc | None:
     if not calcs:
         return None
-    techs = {t.lower() for t in atk.techniques}
+    techs = set(map(str.lower, atk.techniques))
     for c in calcs:
         if c.target and c.target.lower() == atk.target.lower() and (not c.technique or not techs or c.technique.lower() in techs):
             return c
@@ -1002,6 +1022,9 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
     return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo="aggiuntivo" in (calc.kind, kind),
                          protezione=hit is not None and hit.protezione,
                          source=p.post.id, condition=calc.technique or "Costrizione")
+
+
+_NOTHING_DECLARED: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
 
 
 @lru_cache(maxsize=2048)
@@ -1519,7 +1542,13 @@ def _rolls(p: _Post) -> None:
             multi = None
             declared = ()
             if spec.counts_as_defense:
-                target_attack = _pick_attack(p, mine, dfn, roll, spec)
+                if len(mine) == 1 and not spec.ally:
+                    # one action incoming: _pick_attack's pool is it or nothing
+                    a = mine[0]
+                    target_attack = a if a.id not in dfn.answered and a.generic == (
+                        spec.key == "contrattacco_generica") else None
+                else:
+                    target_attack = _pick_attack(p, mine, dfn, roll, spec)
             if spec.bonus and spec.bonus_label == "Bonus Protezione":
                 reqs.append(_REQ_PROTEZIONE[spec.key])
             if spec.key == "difesa_nulla_alleato" and actor_f is not None:
@@ -1602,7 +1631,7 @@ def _rolls(p: _Post) -> None:
                 f"{spec.name} annullato nel Confronto di Potenza: non prosegue verso l'Avversario.",
                 P_CONFRONTO, roll=i))
             continue
-        if spec.kind == "principale" and spec.rolls:
+        if spec.kind == "principale" and (spec.die_difensiva or spec.die_offensiva):  # spec.rolls, no property call
             main_count[actor] = main_count.get(actor, 0) + 1
             if main_count[actor] > 1:
                 # the extra action does not count: it is not an attack the target must answer
@@ -1613,7 +1642,7 @@ def _rolls(p: _Post) -> None:
             if tag and tag.techniques:
                 _count_uses(p, actor, spec, phase, tag)
             if (actor_f is not None and (actor_f.conditions or actor_f.stacks.entries)
-                    or _CIECA.search(roll.label or "")) and _cieca(p, i, roll, spec, chk, actor_f):
+                    or _alla_cieca(roll.label or "")) and _cieca(p, i, roll, spec, chk, actor_f):
                 continue  # failed automatically: nobody has to defend against it
             _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared)
             if declared and any(r.factor == "costrizione" for r in declared):
@@ -1660,6 +1689,14 @@ _VALUES = {
 
 
 _CIECA = re.compile(r"\balla\s+cieca\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _alla_cieca(label: str) -> bool:
+    """The label declares an Attacco alla Cieca (read once per distinct label: every attack asks)."""
+    return _CIECA.search(label) is not None
+
+
 # "Area 40 m", "Raggio Area di 30 metri": the radius of the Area where the hidden target may be
 _AREA_RAGGIO = re.compile(r"(?:raggio\s+)?(?:dell'?\s*)?area\s+(?:di\s+)?(\d+(?:[.,]\d+)?)\s*(?:m|metri)\b", re.IGNORECASE)
 
@@ -1750,12 +1787,15 @@ def _prevedibile(n: int) -> int:
     return 3 if n >= 10 else 2 if n >= 7 else 1 if n >= 4 else 0
 
 
-@lru_cache(maxsize=1024)
+_Requirement = maker(Requirement)
+
+
 def _prevedibile_req(factor: str, lvl: int, technique: str, uses: int) -> Requirement:
-    """Attacco Prevedibile (bonus) / Difesa Prevedibile (malus) for `uses` uses of `technique`."""
+    """Attacco Prevedibile (bonus) / Difesa Prevedibile (malus) for `uses` uses of `technique` (not cached: the
+    use count grows every turn; built without the dataclass's __init__)."""
     base = (_REQ_ATTACCO_PREVEDIBILE if factor == "prevedibile_attacco" else _REQ_DIFESA_PREVEDIBILE)[lvl]
-    return Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
-                       (("technique", technique), ("uses", uses)))
+    return _Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
+                        (("technique", technique), ("uses", uses)))
 
 
 def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) -> None:
@@ -1763,15 +1803,24 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         return
     f = p.fighters[actor]
     if phase == "offensiva" and (spec.role == "offensiva" or spec.counter):
-        uses = dict(f.uses_attack)
+        uses = f.uses_attack.copy()  # a mappingproxy's copy is its dict's (one block), dict() would go key by key
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_attack=MappingProxyType(uses))  # our own new dict: no second copy
+        _set_own(p, actor, f, "uses_attack", MappingProxyType(uses))  # our own new dict: no second copy
     elif phase == "difensiva" and spec.role == "difensiva":
-        uses = dict(f.uses_defense)
+        uses = f.uses_defense.copy()
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        p.fighters[actor] = evolve(f, uses_defense=MappingProxyType(uses))
+        _set_own(p, actor, f, "uses_defense", MappingProxyType(uses))
+
+
+def _set_own(p: _Post, name: str, f: Fighter, field: str, value: Any) -> None:
+    """p.fighters[name] = `f` with `field` (not one the summary shows) set: in place when `f` is the step's own
+    Fighter (p.own), else a new one."""
+    if f is p.own and field not in _SUMMARY_FIELDS:
+        f.__dict__[field] = value
+    else:
+        p.fighters[name] = evolve(f, **{field: value})
 
 
 def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
@@ -1805,6 +1854,8 @@ def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: 
     _resolve_defence(p, i, roll, spec, chk, atk, dfn, mine)
     if spec.counter and atk is not None and p.aree:
         _area_contrattaccata(p, i, spec, atk, dfn)
+    if roll.authentic and (atk is None or atk.authentic):
+        return  # the forum's own rolls: the outcome stands
     suspect = [] if roll.authentic else [f"la {spec.name} (lancio {i + 1} di questo post)"]
     if atk is not None and not atk.authentic:
         suspect.append(f"l'Attacco di {atk.attacker} (post {atk.post}, lancio {atk.roll + 1})")
@@ -2177,6 +2228,12 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     _drop_group(p, atk, i)
 
 
+# Mira and limb of the parts a label names most often (_hit's rule for any other part)
+_MIRA_PARTS = {"corpo": ("corpo", None), "testa": ("testa", None), "arti": ("arti", None),
+               "braccia": ("arti", "braccia"), "braccio": ("arti", "braccia"), "gambe": ("arti", "gambe"),
+               "gamba": ("arti", "gambe")}
+
+
 @lru_cache(maxsize=256)
 def _mira_effects(mira: str, face: int, arti: str | None) -> D.MiraEffect | None:
     try:
@@ -2189,17 +2246,18 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
          numbers: dict[str, Any] | None = None, protezione: bool = False, defended_message: bool = False) -> None:
     """An attack that lands: Mira effects from its die face, then a Hit waiting for the attacker's Calcolo."""
     post = p.post
-    reasons = list(reasons)
     stacks: list[tuple[str, int]] = []
     if atk.face is not None and not atk.generic:
         part = atk.mira or "corpo"
-        mira = "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part
-        arti = "gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None)
+        # the Mira and the limb a part names ("gamba" → arti, gambe), as below for any part not in the table
+        mira, arti = _MIRA_PARTS.get(part) or (
+            "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part,
+            "gambe" if part in ("gambe", "gamba") else ("braccia" if part in ("braccia", "braccio") else None))
         eff = _mira_effects(mira, atk.face, arti)
         if eff is not None:
             if eff.multiplier is not None:
                 mult *= eff.multiplier.factor
-                reasons.append(eff.multiplier.label)
+                reasons = [*reasons, eff.multiplier.label]  # a new list: the caller's stays as it was
             stacks.extend(eff.stacks)
             if mira == "arti" and arti is None and atk.face >= T.MIRA_ARTI_STORPIATURA_FACCIA:
                 stacks.append((limb_stack(None), 1))
@@ -2207,9 +2265,10 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
                     "(braccia); il master può decidere diversamente.", "Successo e Fallimento delle Azioni › Fattore Mira"))
     code = "outcome.defended" if defended_message else "outcome.hit"
     shown = "1" if mult is ONE else "1/2" if mult is HALF else str(mult)  # "1" exactly when mult == 1
-    msg = (f"L'Attacco di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
-           + f" colpisce {atk.target}" + (" ma la Protezione dimezza i Danni" if protezione else "")
-           + (f" (×{shown})" if shown != "1" else "") + ": " + "; ".join(reasons) + ".")
+    techs = f" [{', '.join(atk.techniques)}]" if atk.techniques else ""
+    msg = (f"L'Attacco di {atk.attacker}{techs} colpisce {atk.target}"
+           f"{' ma la Protezione dimezza i Danni' if protezione else ''}{f' (×{shown})' if shown != '1' else ''}: "
+           f"{'; '.join(reasons)}.")
     if numbers:
         details = dict(numbers, attack_post=atk.post, multiplier=shown, defence=defence)
         expected, found = numbers.get("attack_total", atk.total), numbers.get("defence_total")
@@ -2231,7 +2290,14 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
               dfn: _Defence, annulled: bool = False, declared: tuple[Requirement, ...] | None = None) -> None:
     """An offensive main action: one incoming attack (or generic action) per target, for their next post."""
     tag = roll.tag
-    targets = [(_resolve_name(p.state, t) or t) for t in (tag.targets if tag else ())]
+    aliases = p.state.aliases
+    if tag is None:
+        targets = []
+    elif len(tag.targets) == 1:  # most labels: no comprehension frame for one name
+        t = tag.targets[0]
+        targets = [(aliases.get(*_name_keys(t)) if t else None) or t]  # _resolve_name
+    else:
+        targets = [((aliases.get(*_name_keys(t)) if t else None) or t) for t in tag.targets]
     if not targets:
         if spec.counter and dfn.counter_target.get(spec.key):
             targets = [dfn.counter_target[spec.key]]
