@@ -297,3 +297,55 @@ def test_state_roots_built_by_maker_equal_the_dataclass_ones():
     assert ST._fighter_from_registry("Quincy", ch) == Fighter(
         name="Quincy", pv_max=48, stats=frozen_map({"Destrezza": (4, 1)}), stacks=S.StackSet("Quincy"), player="q")
     assert ST._fighter_from_registry("X", None) == Fighter(name="X", stacks=S.StackSet("X"))
+
+
+def test_player_step_state_is_the_evolved_one():
+    """_player builds the new GuidaState positionally (every field in order): the same value as evolve gives, for a
+    plain post and one that opens an Area (aree set in the same call)."""
+    from dataclasses import fields
+
+    from engine.rulesets.guida.state import GuidaState
+
+    assert tuple(f.name for f in fields(GuidaState)) == (
+        "settings", "registry", "fighters", "order", "last", "incoming", "hits", "rulings", "posts", "aliases",
+        "extra", "aree")
+    history = generate(4)
+    audit = replay(history, "guida")
+    before, after = audit.snapshots[-2].state, audit.snapshots[-1].state
+    assert list(after.__dict__) == [f.name for f in fields(GuidaState)]
+    assert after == evolve(before, fighters=after.fighters, last=after.last, incoming=after.incoming,
+                           hits=after.hits, posts=before.posts + 1, extra=after.extra)
+
+
+def test_prevedibile_why_words_the_details_as_the_dict_reading():
+    """Requirement.why's fast path (technique, uses) gives the words of the general reading."""
+    from engine.rulesets.guida.checks import Requirement
+
+    r = Requirement("prevedibile_attacco", 1, "Attacco Prevedibile", "x", True, (("technique", "Artigli"), ("uses", 4)))
+    assert r.why() == " (Artigli usata 4 volte)"
+    swapped = Requirement("prevedibile_attacco", 1, "Attacco Prevedibile", "x", True,
+                          (("uses", 4), ("technique", "Artigli")))
+    assert swapped.why() == r.why()
+    assert Requirement("x", 1, "X", "x", True).why() == ""
+
+
+def test_prevedibile_table_and_inlined_requirements_match_the_functions():
+    """_rolls reads _prevedibile from its table, builds the Prevedibile requirement inline and reads the declared
+    maluses of an offensive roll from checks._declared: the same values as the functions give."""
+    from engine.rulesets.guida import step as ST
+    from engine.rulesets.guida.checks import _declared, declared, label_key
+
+    for n in range(0, 40):
+        assert ST._PREVEDIBILE_LVL[n if n < 10 else 10] == ST._prevedibile(n)
+    for lvl in (1, 2, 3):
+        base = ST._REQ_ATTACCO_PREVEDIBILE[lvl]
+        assert ST._Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
+                               (("technique", "Artigli"), ("uses", 7))) == ST._prevedibile_req(
+            "prevedibile_attacco", lvl, "Artigli", 7)
+    for roll in [r for post in generate(4).posts for r in post.rolls]:
+        for key in ("attacco", "contrattacco_diretto", "schivata", "protezione"):
+            spec = ACTIONS[key]
+            tkey = label_key(roll.tag)
+            inline = () if spec.role == "difensiva" and not spec.counter else _declared(
+                tkey[0] if tkey else None, tkey[1] if tkey else None, roll.label, None)
+            assert inline == declared(tkey, roll.label, spec, "offensiva", None)

@@ -68,7 +68,11 @@ class Requirement:
 
     def why(self) -> str:
         """The case in words, for the message ("Hirenkyaku usata 4 volte")."""
-        d = dict(self.details)
+        det = self.details
+        if len(det) == 2 and det[0][0] == "technique" and det[1][0] == "uses":
+            # the only shape the step builds (_prevedibile_req): the same words as below, no dict
+            return f" ({det[0][1]} usata {det[1][1]} volte)"
+        d = dict(det)
         if "technique" in d and "uses" in d:
             return f" ({d['technique']} usata {d['uses']} volte)"
         return ""

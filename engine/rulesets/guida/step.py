@@ -21,8 +21,8 @@ from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
 from .checks import (
-    _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, _multi, check, declared as declared_requirements, label_key,
-    live_stat, requirement_stacks,
+    _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, _declared, _multi, check, declared as declared_requirements,
+    label_key, live_stat, requirement_stacks,
 )
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
@@ -216,12 +216,16 @@ def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[Guida
     if p.aree:
         _aree_dentro(p)
 
-    incoming = tuple([a for a in p.incoming if a.target != name] + p.new_incoming)
-    new = evolve(state, fighters=MappingProxyType(p.fighters), order=order, last=name, incoming=incoming,
-                 hits=tuple(p.hits), posts=state.posts + 1, aliases=aliases,
-                 extra=MappingProxyType(extra if state.extra.keys() <= extra.keys() else {**state.extra, **extra}))
-    if p.aree is not state.aree:
-        new = evolve(new, aree=p.aree)
+    left = []  # the actions still waiting for others (a loop: no comprehension frame for a short list)
+    for a in p.incoming:
+        if a.target != name:
+            left.append(a)
+    incoming = tuple(left + p.new_incoming)
+    # every GuidaState field in order (as evolve(state, ...) would give, without copying and updating a dict)
+    new = _GuidaState(state.settings, state.registry, MappingProxyType(p.fighters), order, name, incoming,
+                      tuple(p.hits), state.rulings, state.posts + 1, aliases,
+                      MappingProxyType(extra if state.extra.keys() <= extra.keys() else {**state.extra, **extra}),
+                      p.aree)
     return new, p.verdicts
 
 
@@ -291,7 +295,9 @@ def _schema(p: _Post, changes: dict[str, Any] | None = None) -> None:
     if changes is None:
         changes = {}  # applied with the Registro's own, in one new Fighter
     if schema.stats:
-        written = {k: (s.base, s.bonus) for k, s in schema.stats.items()}
+        written = {}  # a loop: no comprehension frame for a handful of stats
+        for k, s in schema.stats.items():
+            written[k] = (s.base, s.bonus)
         if "Resistenza" in written:
             written = canon_stats(written)
         stats = f.stats
@@ -1492,7 +1498,10 @@ def _rolls(p: _Post) -> None:
     post_id = post.id
     fighters = p.fighters
     aliases = p.state.aliases
-    mine = [a for a in p.incoming if a.target == name]
+    mine = []  # the actions aimed at the poster (a loop: no comprehension frame for a list of one or two)
+    for a in p.incoming:
+        if a.target == name:
+            mine.append(a)
     dfn = _Defence()
     main_count: dict[str, int] = {}
     liberazioni: dict[str, int] = {}
@@ -1525,7 +1534,9 @@ def _rolls(p: _Post) -> None:
         if phase == "offensiva":
             defensive_open = False
             multi = None if tag is None or len(tag.targets) < 2 else _multi(tag)  # multi_kind
-            declared = declared_requirements(tkey, roll.label, spec, phase, multi)
+            # checks.declared inlined (phase is offensiva here): only a defensive role that is no counter declares none
+            declared = () if spec.role == "difensiva" and not spec.counter else _declared(
+                tkey[0] if tkey else None, tkey[1] if tkey else None, roll.label, multi)
             if declared:
                 reqs += declared
             if f.preparazione and actor == name and (not mine or not dfn.any_defence) and spec.rolls:
@@ -1570,13 +1581,16 @@ def _rolls(p: _Post) -> None:
                     n = uses.get(tech, 0)
                 else:
                     n, tech = max((uses.get(t, 0), t) for t in techs)
-                lvl = _prevedibile(n)
+                lvl = _PREVEDIBILE_LVL[n if n < 10 else 10]  # _prevedibile(n), read from its table
                 if lvl:
-                    # which technique and how many uses: the verdict says so (a Requirement per case, cached)
-                    reqs.append(_prevedibile_req("prevedibile_attacco", lvl, tech, n))
+                    # which technique and how many uses: the verdict says so (_prevedibile_req, inlined: every
+                    # defence against a repeated technique builds one)
+                    base = _REQ_ATTACCO_PREVEDIBILE[lvl]
+                    reqs.append(_Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
+                                             (("technique", tech), ("uses", n))))
             if spec.role == "difensiva" and not spec.counter and tag and tag.techniques:
                 n, tech = max((f.uses_defense.get(t, 0) + 1, t) for t in tag.techniques)
-                lvl = _prevedibile(n)
+                lvl = _PREVEDIBILE_LVL[n if n < 10 else 10]
                 if lvl:
                     reqs.append(_prevedibile_req("prevedibile_difesa", lvl, tech, n))
             attack = False
@@ -1785,6 +1799,10 @@ def _allentamento_req(amount: int) -> Requirement:
 
 def _prevedibile(n: int) -> int:
     return 3 if n >= 10 else 2 if n >= 7 else 1 if n >= 4 else 0
+
+
+# _prevedibile(n) for n = 0..10 (10 and more: index 10), read by _rolls without a call
+_PREVEDIBILE_LVL = tuple(_prevedibile(k) for k in range(11))
 
 
 _Requirement = maker(Requirement)
