@@ -349,3 +349,21 @@ def test_prevedibile_table_and_inlined_requirements_match_the_functions():
             inline = () if spec.role == "difensiva" and not spec.counter else _declared(
                 tkey[0] if tkey else None, tkey[1] if tkey else None, roll.label, None)
             assert inline == declared(tkey, roll.label, spec, "offensiva", None)
+
+
+def test_inlined_poster_name_uses_and_costituzione_match_the_helpers():
+    """_player names the poster as character_of does; _count_uses sets the use counts in place only on the step's
+    own Fighter (not a field the cached summary shows); _compute_damage reads Costituzione as live_stat does."""
+    from engine.rulesets.guida import step as ST
+    from engine.rulesets.guida.checks import live_stat
+    from engine.rulesets.guida.state import _SUMMARY_FIELDS
+
+    assert not {"uses_attack", "uses_defense"} & _SUMMARY_FIELDS
+    history = generate(6)
+    audit = replay(history, "guida")
+    for post, snap in zip(history.posts, audit.snapshots):
+        assert snap.state.last == ST.character_of(snap.state, post)
+        for f in snap.state.fighters.values():
+            if not (f.stacks.entries or f.conditions or f.costrizioni):
+                ref = f.stats.get("Costituzione")
+                assert live_stat(f, "Costituzione") == (ref[0] + ref[1] if ref is not None else None)

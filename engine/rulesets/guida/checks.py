@@ -194,12 +194,16 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     if st.forum_constant is not None and face is not None:
         rendered = face + st.forum_constant
     if st.verdicts:
+        stamped = []
         dicts = []
         for v in st.verdicts:  # _stamp, inlined (one call per roll with verdicts is most of their cost)
             d = v.__dict__.copy()
             d["post"] = post
             d["roll"] = index if v.roll is not None else None
             d["details"] = dict(v.details) if v.details else {}
+            new = _new(Verdict)
+            _setattr(new, "__dict__", d)  # `d` itself is its __dict__: the rewording below lands in it
+            stamped.append(new)
             dicts.append(d)
         for vi, ri, why in st.detailed:
             # this call's details (the cached verdict may carry another use count): message and details dict
@@ -209,11 +213,6 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
             if why and now != why:
                 d["message"] = d["message"].replace(why, now, 1)
             d["details"] = dict(req.details)
-        stamped = []
-        for d in dicts:
-            new = _new(Verdict)
-            _setattr(new, "__dict__", d)
-            stamped.append(new)
         verdicts = tuple(stamped)
     else:
         verdicts = ()

@@ -171,7 +171,9 @@ class _Post:
 def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[GuidaState, list[Verdict]]:
     """A player's post; `extra` (a fresh dict, kept) goes into the new state's `extra` (what a Game-Master dice
     post needs)."""
-    name = character_of(state, post)
+    # character_of, inlined (once per post)
+    name = post.character or (post.schema.character if post.schema else None)
+    name = state.aliases.get(name.lower(), name) if name else state.aliases.get(post.author.lower(), post.author)
     p = _Post(state, post, name)
     if name not in p.fighters:
         p.fighters[name] = _fighter_from_registry(name, state.registry.characters.get(name))
@@ -647,7 +649,13 @@ def _compute_damage(state: GuidaState, hit: Hit, calc: DamageCalc | None, kind: 
     """damage_of with the steps as they come (a tuple or list, not copied: read-only)."""
     atk = hit.attack
     target = state.fighters.get(atk.target)
-    res = live_stat(target, "Costituzione") if target else None
+    if target is None:
+        res = None
+    elif target.stacks.entries or target.conditions or target.costrizioni:
+        res = live_stat(target, "Costituzione")
+    else:  # live_stat with nothing to subtract (stat_maluses' own test): the reference Livello Totale
+        ref = target.stats.get("Costituzione")
+        res = ref[0] + ref[1] if ref is not None else None
     pf, mult = atk.potenziale_factor, hit.multiplier
     # the die face, Mira and Contrattacco enter the Danno Ambientale (never critical) and the counter's damage
     key = (atk.techniques, atk.attacker, atk.target, 1 if pf is ONE else (pf.numerator, pf.denominator), atk.multi,
@@ -1824,12 +1832,18 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         uses = f.uses_attack.copy()  # a mappingproxy's copy is its dict's (one block), dict() would go key by key
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        _set_own(p, actor, f, "uses_attack", MappingProxyType(uses))  # our own new dict: no second copy
+        if f is p.own:  # _set_own, inlined (uses_attack is not a summary field): in place on the step's own Fighter
+            f.__dict__["uses_attack"] = MappingProxyType(uses)  # our own new dict: no second copy
+        else:
+            p.fighters[actor] = evolve(f, uses_attack=MappingProxyType(uses))
     elif phase == "difensiva" and spec.role == "difensiva":
         uses = f.uses_defense.copy()
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        _set_own(p, actor, f, "uses_defense", MappingProxyType(uses))
+        if f is p.own:  # as above
+            f.__dict__["uses_defense"] = MappingProxyType(uses)
+        else:
+            p.fighters[actor] = evolve(f, uses_defense=MappingProxyType(uses))
 
 
 def _set_own(p: _Post, name: str, f: Fighter, field: str, value: Any) -> None:
