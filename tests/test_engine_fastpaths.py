@@ -367,3 +367,20 @@ def test_inlined_poster_name_uses_and_costituzione_match_the_helpers():
             if not (f.stacks.entries or f.conditions or f.costrizioni):
                 ref = f.stats.get("Costituzione")
                 assert live_stat(f, "Costituzione") == (ref[0] + ref[1] if ref is not None else None)
+
+
+def test_evolve_with_equals_evolve_and_drops_a_stale_summary():
+    """state.evolve_with (a dict of changes, as _registro builds it) gives what evolve(**changes) gives: the same
+    fields, in the same order, and the cached summary dropped exactly when a shown field changes."""
+    from engine.history import Registry
+    from engine.rulesets.guida import step as ST
+    from engine.rulesets.guida.state import SUMMARY, evolve_with
+
+    f = Fighter(name="Hollow", pv=10, pe=5)
+    state = evolve(ST.initial_state(THREAD, Registry(), {}), fighters={"Hollow": f}, order=("Hollow",))
+    H.characters(state)  # caches the summary on f
+    assert SUMMARY in f.__dict__
+    for changes in ({"pv": 3, "turn": 2}, {"uses_attack": {"Artigli": 1}}, {}):
+        a, b = evolve(f, **changes), evolve_with(f, dict(changes))
+        assert a == b and list(a.__dict__) == list(b.__dict__)
+        assert (SUMMARY in b.__dict__) == (SUMMARY in a.__dict__) == ("pv" not in changes)

@@ -72,6 +72,17 @@ def evolve(obj: Any, **changes: Any) -> Any:
     return new
 
 
+def evolve_with(obj: Any, changes: dict[str, Any]) -> Any:
+    """`evolve(obj, **changes)` for a dict of changes the caller built for this call (no keyword arguments packed)."""
+    d = obj.__dict__.copy()
+    if SUMMARY in d and not _SUMMARY_FIELDS.isdisjoint(changes):
+        del d[SUMMARY]
+    d.update(changes)
+    new = _new(obj.__class__)
+    _setattr(new, "__dict__", d)
+    return new
+
+
 @dataclass(frozen=True)
 class DueDamage:
     """A damage (or cure, negative) the character must record in its next Registro."""
@@ -218,4 +229,4 @@ class GuidaState:
         return evolve(self, fighters=MappingProxyType(d))
 
 
-__all__ = ["maker", "evolve", "DueDamage", "Expense", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]
+__all__ = ["maker", "evolve", "evolve_with", "DueDamage", "Expense", "Fighter", "Incoming", "Hit", "Ruling", "GuidaState", "frozen_map", "EMPTY"]

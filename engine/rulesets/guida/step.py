@@ -33,7 +33,7 @@ from .messages import (
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
 from . import costrizione as CO  # Costrizione e Liberazione values (_costrizione_hit, _liberazione)
 from .messages import P_COSTR_IMPROPRIA
-from .state import _SUMMARY_FIELDS
+from .state import _SUMMARY_FIELDS, evolve_with
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 _RULING_LINE = re.compile(
@@ -485,12 +485,17 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
         new_pe = f.pe + sum_pe + missing_pe
     pv_written = pv_now if pv_now is not None else f.pv_written
     pe_written = pe_now if pe_now is not None else f.pe_written
-    if changes:
-        p.fighters[p.name] = p.own = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
-                                            pe_written=pe_written, **changes)
-    else:
-        p.fighters[p.name] = p.own = evolve(f, pv=new_pv, pe=new_pe, due=(), spese=spese, pv_written=pv_written,
-                                            pe_written=pe_written)
+    # every change in one dict (the caller's own, made for this call): evolve_with takes it as it is, no keyword
+    # arguments packed and merged again
+    if changes is None:
+        changes = {}
+    changes["pv"] = new_pv
+    changes["pe"] = new_pe
+    changes["due"] = ()
+    changes["spese"] = spese
+    changes["pv_written"] = pv_written
+    changes["pe_written"] = pe_written
+    p.fighters[p.name] = p.own = evolve_with(f, changes)
 
 
 def _sum_mismatch(p: _Post, res: str, now: int, prev: int, sums: dict[str, int], code: str) -> None:
@@ -2302,7 +2307,10 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
            f"{' ma la Protezione dimezza i Danni' if protezione else ''}{f' (×{shown})' if shown != '1' else ''}: "
            f"{'; '.join(reasons)}.")
     if numbers:
-        details = dict(numbers, attack_post=atk.post, multiplier=shown, defence=defence)
+        details = numbers.copy()  # dict(numbers, attack_post=…, multiplier=…, defence=…) without a keyword dict
+        details["attack_post"] = atk.post
+        details["multiplier"] = shown
+        details["defence"] = defence
         expected, found = numbers.get("attack_total", atk.total), numbers.get("defence_total")
     else:
         details = {"attack_post": atk.post, "multiplier": shown, "defence": defence}
