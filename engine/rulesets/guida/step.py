@@ -1353,6 +1353,14 @@ def _stat_bonus(p: _Post, roll: Any, actor: str) -> tuple[int | None, Technique 
     return bs, tech, ("calcolo_dichiarato" if bs is not None else None)
 
 
+def _die_and_bonus_missing(chk: RollCheck, bs: int | None, actor: str, what: str) -> list[str]:
+    """The numbers a Valore (Dado + Bonus Statistica …) lacks, named for the master."""
+    missing = [] if chk.face is not None else ["Dado (faccia non mostrata)"]
+    if bs is None:
+        missing.append(f"Bonus Statistica di {actor} per {what} nel registro")
+    return missing
+
+
 def _mimetizzazione(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: str, rule: str) -> None:
     """A Mimetizzazione / Mascheramento roll: its Valore (Dado + Bonus Statistica) becomes the actor's current one."""
     f = p.fighters.get(actor)
@@ -1360,12 +1368,8 @@ def _mimetizzazione(p: _Post, i: int, spec: ActionSpec, chk: RollCheck, actor: s
         return
     what = "Mimetizzazione" if spec.key == "mimetizzazione" else "Mascheramento"
     bs, _, assumption = _stat_bonus(p, p.post.rolls[i], actor)
-    missing: list[str] = []
+    missing = _die_and_bonus_missing(chk, bs, actor, f"la {what}")
     valore = None
-    if chk.face is None:
-        missing.append("Dado (faccia non mostrata)")
-    if bs is None:
-        missing.append(f"Bonus Statistica di {actor} per la {what} nel registro")
     if not missing:
         try:
             c = PZ.valore_mimetizzazione(chk.face, bs)  # type: ignore[arg-type]
@@ -1420,11 +1424,7 @@ def _percezione(p: _Post, i: int, chk: RollCheck, actor: str, rule: str) -> None
         checks = [(w, v) for w, v in (("Mimetizzazione", t.mimetizzazione), ("Mascheramento", t.mascheramento))
                   if v is not None] or [("Mimetizzazione", None)]
         perc = None
-        missing: list[str] = []
-        if chk.face is None:
-            missing.append("Dado (faccia non mostrata)")
-        if bs is None:
-            missing.append(f"Bonus Statistica di {actor} per la Percezione nel registro")
+        missing = _die_and_bonus_missing(chk, bs, actor, "la Percezione")
         if not missing:
             try:
                 perc = PZ.valore_percezione(chk.face, bs, used)  # type: ignore[arg-type]
