@@ -39,7 +39,8 @@ X_POST_ANY = "descendant::*/@id[starts-with(., 'p')]/parent::*[contains(@class, 
 X_GENERATOR = "descendant::meta[@name='generator'][contains(@content, 'orumotion')][1]"
 X_ILLIWEB = "descendant::script[contains(@src, 'illiweb.com')][1] | descendant::img[contains(@src, 'illiweb.com')][1]"
 X_PAGE_LINKS = "descendant::a[contains(@href, '/t')]/@href"
-X_PAGINATION_LINKS = (f"descendant::*[{has_class('pagination')}]//a[contains(@href, '/t')]/@href")
+X_PAGINATION_LINKS = (f"descendant::*/@class[contains(., 'pagination')]/parent::*[{has_class('pagination')}]"
+                      f"//a[contains(@href, '/t')]/@href")
 X_CURRENT_PAGE = ".//strong[not(ancestor::a)]"
 X_TITLE = (f"descendant::h1[{has_class('page-title')}][1] | "
            f"descendant::h1[ancestor::*[{has_class('maintitle')}]][1]")
