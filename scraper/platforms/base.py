@@ -78,7 +78,7 @@ class Css:
     alternatives. Matched by walking `el.iter(tag)` in Python — far cheaper per post than XPath's
     class-token predicate. Config overrides stay XPath."""
 
-    __slots__ = ("text", "alts", "flat")
+    __slots__ = ("text", "alts", "flat", "flat_xp")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -95,6 +95,10 @@ class Css:
         if len(self.alts) > 1 and all(len(c) == 1 and c[0][0] and len(c[0][1]) == 1 for c in self.alts):
             steps = tuple((c[0][0], c[0][1][0]) for c in self.alts)  # type: ignore[misc]
             self.flat = (tuple(dict.fromkeys(t for t, _ in steps)), steps)
+            # The candidates come from libxml2 through their class attributes: no proxy for the other elements
+            # (these selectors, edit notes, usually match nothing, so the walk would cover the whole post).
+            self.flat_xp = etree.XPath(" | ".join(
+                f"descendant::{t}/@class[contains(., '{one}')]/parent::*" for t, one in steps), smart_strings=False)
 
     def first(self, el: etree._Element) -> etree._Element | None:
         if self.flat is not None:
@@ -109,7 +113,7 @@ class Css:
         tags, steps = self.flat  # type: ignore[misc]
         best: etree._Element | None = None
         best_i = len(steps)
-        for node in el.iterdescendants(*tags):
+        for node in self.flat_xp(el):
             c = node.get("class")
             if not c:
                 continue

@@ -42,8 +42,8 @@ X_PAGE_LINKS = "descendant::a[contains(@href, '/t')]/@href"
 X_PAGINATION_LINKS = (f"descendant::*/@class[contains(., 'pagination')]/parent::*[{has_class('pagination')}]"
                       f"//a[contains(@href, '/t')]/@href")
 X_CURRENT_PAGE = ".//strong[not(ancestor::a)]"
-X_TITLE = (f"descendant::h1[{has_class('page-title')}][1] | "
-           f"descendant::h1[ancestor::*[{has_class('maintitle')}]][1]")
+# The first h1 that is either (one scan of the h1s, not two).
+X_TITLE = f"descendant::h1[{has_class('page-title')} or ancestor::*[{has_class('maintitle')}]][1]"
 X_NAV = f"{has_class('navbar')} or {has_class('nav')}"
 X_NAV_LINKS = "descendant::a[contains(@href, '/f')]/@href"
 X_POST_ENTRY = Css(".post-entry")
