@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlsplit
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
 from scraper.htmltext import BLOCK, BR, clean_lines, collapse_ws, strip_controls
-from scraper.platforms.base import Css, dice_class_test, in_containers, xp
+from scraper.platforms.base import Css, dice_class_test, in_containers, query_param, xp
 
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
 _PARA = re.compile(r"\x03[ \x01]*\x03[ \x01\x03]*")
@@ -126,3 +127,18 @@ def test_dice_class_test_words():
     assert test(block) and not test(label)  # the block, not a piece inside it
     assert test(root[1]) and test(root[2]) and not test(root[3])  # "scroll" names a roll: tolerant on purpose
     assert not dice_class_test(("",))(block)  # an empty configured word is in every name: never a block
+
+
+_URL_PIECES = st.sampled_from(["t", "st", "start", "f", "u", "=", "&", "?", "#", "12", "ab", "%20", "+", ";", "x=",
+                               "t=", "st=1", "t=5&", "", "-", ".", "/", "http://h/", "viewtopic.php"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_URL_PIECES, max_size=12), st.sampled_from(["t", "st", "start", "f", "u"]))
+def test_query_param_fast_path_matches_parse_qs(pieces, name):
+    url = "".join(pieces)
+    try:
+        values = parse_qs(urlsplit(url).query).get(name)
+    except ValueError:
+        return
+    assert query_param(url, name) == (values[0] if values else None)

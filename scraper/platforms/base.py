@@ -256,7 +256,22 @@ def shown_page(doc: etree._Element, current: str) -> tuple[int | None, int | Non
     return cur, high
 
 
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
 def query_param(url: str, name: str) -> str | None:
+    """The first non-blank value of `name` in the URL's query (what parse_qs gives)."""
+    query = url.partition("#")[0].partition("?")[2]
+    if not query:
+        return None
+    # Fast path: the one `name=` of a plain query (page offsets, ids) needs no decoding.
+    key = name + "="
+    if query.count(key) == 1 and "%" not in query and "+" not in query and ";" not in query:
+        at = query.find(key)
+        if at == 0 or query[at - 1] == "&":
+            value = query[at + len(key):].partition("&")[0]
+            if _PLAIN_VALUE.fullmatch(value):
+                return value
     values = parse_qs(urlsplit(url).query).get(name)
     return values[0] if values else None
 

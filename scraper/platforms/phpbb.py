@@ -16,6 +16,7 @@ from scraper.platforms.base import (
     offset_step, parse_edit_note, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
+from scraper.platforms.dates import parse_forum_date
 
 # fancydice renders `1d12+6 => 7 => 13` (the admin can change the pattern: see docs/forum-config.md).
 DICEBOX_PATTERN = (r"(?P<expr>\d{0,3}\s?[dD]\s?\d{1,4}(?:\s*[+-]\s*\d{1,5})*)\s*=>\s*"
@@ -86,6 +87,7 @@ class PhpBB:
             page_no, start, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, start, step, starts)
         sel = config.selectors
         dice_test = dice_class_test(config.dice_classes)
+        post_base = urljoin(base, "viewtopic.php")  # every post's anchor is this plus its query and fragment
         posts: list[Post] = []
         for el in (xp(sel["post"])(doc) if "post" in sel else doc_xpath(doc, X_POSTS)):
             pid = (el.get("id") or "")[1:]
@@ -99,8 +101,6 @@ class PhpBB:
             timestamp = None
             date_text = None
             if time_el is not None and time_el.get("datetime"):
-                from scraper.platforms.dates import parse_forum_date
-
                 timestamp = parse_forum_date(time_el.get("datetime"), config.tz)
             else:
                 line = first(el, sel.get("date", X_AUTHOR_LINE))
@@ -112,7 +112,7 @@ class PhpBB:
                 id=pid, element=el, body=first(el, sel.get("body", X_BODY)), author=text_of(author_el),
                 author_id=uid, date_text=date_text, timestamp=_local(timestamp, config), group=text_of(rank) or None,
                 edited_by=edited_by, edited_text=edited_text,
-                anchor_url=urljoin(base, f"viewtopic.php?p={pid}#p{pid}"),
+                anchor_url=f"{post_base}?p={pid}#p{pid}",
             )
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test))
         if not posts:
