@@ -7,7 +7,10 @@ a few milliseconds is rarely disturbed by other jobs on a shared machine, a whol
 The pages carry their platforms' real chrome and weight (fixtures/README.md, "Page weights"); the
 per-platform lines sum the same per-page timings by platform/skin.
 
-    python bench/bench_parse.py [--rounds N] [--per-platform] [--profile]
+    python bench/bench_parse.py [--rounds N] [--per-platform] [--stages] [--profile]
+
+`--stages` splits the full parse into its steps, each in units of one bare lxml parse of the same pages
+(timers around the step functions; a step called inside another counts in the outer one only).
 """
 from __future__ import annotations
 
@@ -100,12 +103,89 @@ def run(rounds: int = 30) -> dict:
             "platforms": [(name, int(g[0]), g[1] / g[0], g[3] / g[2]) for name, g in groups.items()]}
 
 
+# (label, module, attribute): the steps `--stages` times, outermost first where they nest.
+STAGES = (
+    ("lxml parse (ours)", "scraper.parse", "parse_document"),
+    ("platform detection", "scraper.parse", "detect_platform"),
+    ("Game-Master pairing", "scraper.parse", "pair_gm_posts"),
+    ("post text walk", "scraper.platforms.base", "split_post"),
+    ("post schema", "scraper.platforms.base", "post_schema"),
+    ("dice blocks", "scraper.platforms.base", "read_dice_block"),
+    ("text rolls", "scraper.platforms.base", "find_text_rolls"),
+    ("roll building", "scraper.platforms.base", "make_roll"),
+    ("Game-Master rolls", "scraper.platforms.forumotion", "gm_rolls"),
+    ("post digest", "scraper.platforms.base", "post_digest"),
+    ("dates", "scraper.platforms.base", "parse_forum_date"),
+)
+
+
+def stages(rounds: int) -> tuple[float, float, dict[str, float]]:
+    """(bare, full, {step: seconds}) of the least disturbed of `rounds` passes over every page."""
+    import importlib
+
+    spent: dict[str, float] = {}
+    inside = [False]
+    clock = time.perf_counter
+    saved = []
+
+    def timed(label: str, fn):
+        def step(*a, **k):
+            if inside[0]:
+                return fn(*a, **k)
+            inside[0] = True
+            t0 = clock()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[label] = spent.get(label, 0.0) + clock() - t0
+                inside[0] = False
+        return step
+
+    for label, mod_name, attr in STAGES:
+        mod = importlib.import_module(mod_name)
+        saved.append((mod, attr, getattr(mod, attr)))
+        setattr(mod, attr, timed(label, getattr(mod, attr)))
+    from scraper import damage
+    from scraper.platforms import base
+
+    base._DAMAGE_FN = timed("damage calculations", damage.parse_damage_calcs)
+    pages = fixture_pages()
+    try:
+        full(pages)
+        best: tuple[float, float, dict[str, float]] | None = None
+        for _ in range(rounds):
+            t0 = clock()
+            bare(pages)
+            t1 = clock()
+            spent.clear()
+            full(pages)
+            t2 = clock()
+            if best is None or t2 - t1 < best[1]:
+                best = (t1 - t0, t2 - t1, dict(spent))
+    finally:
+        for mod, attr, fn in saved:
+            setattr(mod, attr, fn)
+        base._DAMAGE_FN = None
+    assert best is not None
+    return best
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=30, help="tries per page (the best one counts)")
     ap.add_argument("--per-platform", action="store_true", help="also print the ratio of each platform/skin")
     ap.add_argument("--profile", action="store_true", help="profile the full parse and print the top entries")
+    ap.add_argument("--stages", action="store_true", help="split the full parse into its steps (units of bare lxml)")
     args = ap.parse_args(argv)
+    if args.stages:
+        t_bare, t_full, spent = stages(max(3, args.rounds // 3))
+        print(f"steps of the full parse, in units of one bare lxml.html parse of the same pages")
+        print(f"  {'full parse':34s} {t_full / t_bare:6.2f}")
+        for label, sec in sorted(spent.items(), key=lambda kv: -kv[1]):
+            print(f"  {label:34s} {sec / t_bare:6.2f}")
+        rest = t_full - sum(spent.values())
+        print(f"  {'adapters (pages, post headers)':34s} {rest / t_bare:6.2f}   (the rest: selectors, pagination, glue)")
+        return 0
     if args.profile:
         pages = fixture_pages()
         full(pages)
