@@ -82,7 +82,9 @@ def _plain_spaces(s: str) -> bool:
     for c in _ODD_LOW:
         if c in s:
             return False
-    if not s.isascii() and max(s) >= "\u1680":
+    # `max(s)` would cost ~30 ns a character; `in` is a C search, and free on a one-byte (Latin-1) string,
+    # which cannot hold these wider characters
+    if not s.isascii():
         for c in _ODD_HIGH:
             if c in s:
                 return False
