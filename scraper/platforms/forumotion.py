@@ -44,7 +44,7 @@ X_PAGINATION_LINKS = (f"descendant::*/@class[contains(., 'pagination')]/parent::
 X_CURRENT_PAGE = ".//strong[not(ancestor::a)]"
 # The first h1 that is either (one scan of the h1s, not two).
 X_TITLE = f"descendant::h1[{has_class('page-title')} or ancestor::*[{has_class('maintitle')}]][1]"
-X_NAV = f"{has_class('navbar')} or {has_class('nav')}"
+X_NAV = f"contains(@class, 'nav') and ({has_class('navbar')} or {has_class('nav')})"  # one test on most elements
 X_NAV_LINKS = "descendant::a[contains(@href, '/f')]/@href"
 X_POST_ENTRY = Css(".post-entry")
 
