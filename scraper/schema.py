@@ -129,6 +129,8 @@ def _signed(text: str) -> int:
 
 def _clean_label(label: str) -> str:
     label = label.strip(" \t.,;:-")
+    if len(label) > 1 and label[0] in _LABEL_OPEN and label[-1] in _LABEL_CLOSE and "\n" not in label:
+        return label[1:-1].strip()  # what _LABEL_WRAP gives a wrapped label that cannot end with "."
     if label[:1] in _LABEL_OPEN:  # what _LABEL_WRAP needs first
         m = _LABEL_WRAP.match(label)
         if m:
@@ -137,6 +139,7 @@ def _clean_label(label: str) -> str:
 
 
 _LABEL_OPEN = frozenset("[(«\"'")
+_LABEL_CLOSE = frozenset("])»\"'")
 _BULLET_START = frozenset("•*·▪►>-")
 
 
@@ -314,6 +317,12 @@ _DIGIT_RUN = re.compile(r"\d+")
 _BONUS_OPEN = re.compile(r"\(\s*[+-]")  # what every `Nome N (+M)` holds
 # A stat name starts a letter run that is one of these ("volonta'" starts the run "volonta").
 _STAT_RUNS = frozenset(k.rstrip("'") for k in _STAT_CANON)
+# The two commonest schema lines, whole: one pool ("pv: 44/52", "punti vita 30 su 48") or one stat
+# ("forza 5 (+1)", "mente: 250"), lowercased. What the general reading gives them is known (see _line_values).
+_ONE_POOL = re.compile(rf"(?P<name>{_alias_pattern(RESOURCE_ALIASES)}) *:? *(?P<cur>[0-9]{{1,6}})"
+                       r"(?: *(?:/|su|di) *(?P<max>[0-9]{1,6}))?")
+_ONE_STAT = re.compile(r"(?P<name>(?:" + "|".join(sorted((re.escape(k) for k in _STAT_CANON), key=len, reverse=True))
+                       + r")) *:? *(?P<base>[0-9]{1,5})(?: *\( *(?P<bonus>[+-]? *[0-9]{1,5}) *\))?")
 _ALIAS_RUNS: dict[int, tuple[Mapping[str, str], frozenset[str] | None]] = {}
 
 
@@ -356,6 +365,20 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
     # "44/52 PV | 10/40 PE" and "PV 44/52 | PE 10/40": the earliest reading of each span wins.
     # Positions in `low` are positions in `line` unless lowercasing changed the length (rare letters).
     same = len(low) == len(line)
+    if same and pats is _PATTERNS:
+        # One pool or one stat and nothing else: the general reading finds that one match at 0 (strength 2),
+        # no other pool, stat or `Nome N (+M)` (no other name, no action bracket).
+        m = _ONE_POOL.fullmatch(low)
+        if m:
+            mx = m.group("max")
+            return (((_canon(m.group("name"), aliases), Resource(current=int(m.group("cur")),
+                                                                 max=int(mx) if mx else None)),),
+                    2, (), 1, ())
+        m = _ONE_STAT.fullmatch(low)
+        if m:
+            bonus = m.group("bonus")
+            return ((), 1, ((_STAT_CANON[m.group("name")], Stat(base=int(m.group("base")),
+                                                                 bonus=_signed(bonus) if bonus else 0)),), 2, ())
     runs = _alias_runs(aliases) if same else None
     if runs is not None:
         # Every pool/stat name starts a letter run that is one of its words: the patterns are tried there
