@@ -353,6 +353,33 @@ def _scan(pat: re.Pattern[str], s: str, starts: Iterable[int]) -> list[re.Match[
     return out
 
 
+def _cells_values(line: str, cells: list[tuple[int, re.Match[str]]], aliases: Mapping[str, str]) -> tuple:
+    """_line_values of a line of `|`-separated cells, each one _ONE_POOL or _ONE_STAT match (with its start)."""
+    pools: list[tuple[str, Resource]] = []
+    line_stats: list[tuple[str, Stat]] = []
+    seen: set[str] = set()
+    seen_stats: set[str] = set()
+    line_first = stat_at = None
+    for start, m in cells:
+        if m.re is _ONE_POOL:
+            line_first = start if line_first is None else line_first
+            name = _canon(m.group("name"), aliases)
+            if name not in seen:
+                seen.add(name)
+                mx = m.group("max")
+                pools.append((name, Resource(current=int(m.group("cur")), max=int(mx) if mx else None)))
+        else:
+            stat_at = start if stat_at is None else stat_at
+            name = _STAT_CANON[m.group("name")]
+            if name not in seen_stats:
+                seen_stats.add(name)
+                bonus = m.group("bonus")
+                line_stats.append((name, Stat(base=int(m.group("base")), bonus=_signed(bonus) if bonus else 0)))
+    stat_first = stat_at if stat_at is None or line_first is None else min(line_first, stat_at)
+    return (tuple(pools), _strength(line, line_first) if line_first is not None else 1, tuple(line_stats),
+            _strength(line, stat_first) if stat_first is not None else 1, ())
+
+
 def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozenset[str],
                  aliases: Mapping[str, str]) -> tuple[tuple[tuple[str, Resource], ...], int, tuple[tuple[str, Stat], ...],
                                                        int, tuple[tuple[str, Stat], ...]]:
@@ -379,6 +406,20 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
             bonus = m.group("bonus")
             return ((), 1, ((_STAT_CANON[m.group("name")], Stat(base=int(m.group("base")),
                                                                  bonus=_signed(bonus) if bonus else 0)),), 2, ())
+        if "|" in low:
+            # "PV: 47/52 | PE: 25/40", "Forza 5 (+1) | Mente 4": cells each one pool or one stat, read as
+            # above; no reading crosses a "|" (no name, number or bonus spans one).
+            cells = []
+            pos = 0
+            for part in low.split("|"):
+                cell = part.strip(" ")
+                m = (_ONE_POOL.fullmatch(cell) or _ONE_STAT.fullmatch(cell)) if cell else None
+                if m is None:
+                    break
+                cells.append((pos + len(part) - len(part.lstrip(" ")), m))
+                pos += len(part) + 1
+            else:
+                return _cells_values(line, cells, aliases)
     runs = _alias_runs(aliases) if same else None
     if runs is not None:
         # Every pool/stat name starts a letter run that is one of its words: the patterns are tried there

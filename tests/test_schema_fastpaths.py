@@ -319,7 +319,8 @@ def test_registro_lines_match_the_reference(line):
 def test_fast_shapes_examples():
     pats, words = _patterns(RESOURCE_ALIASES), _first_words(RESOURCE_ALIASES)
     for line in ("PV: 44/52", "Punti Salute 833 su 900", "pv44", "Forza 5 (+1)", "Volontà: 220", "volonta' 3( - 1 )",
-                 "Punti Danno: 5/5", "Forza 5 (+1) | Mente 4", "PV 44/52 PE"):
+                 "Punti Danno: 5/5", "Forza 5 (+1) | Mente 4", "PV 44/52 PE", "Forza 5 | PV 44", " | PV 4",
+                 "PV 44 | Forza 5 (+1) | PE: 3/4 | PV 2", "Mente: 3 | Forza 5 | Mente 4", "PV 4 || PE 3", "Forza | 5"):
         assert schema._line_values(line, pats, words, RESOURCE_ALIASES) == \
             ref_line_values(line, pats, words, RESOURCE_ALIASES), line
     assert schema._clean_label(" [Danno Pesante]. ") == "Danno Pesante"
