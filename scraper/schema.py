@@ -80,6 +80,7 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
 
 
 _PATTERNS = _compile(RESOURCE_ALIASES)
+_POOL_WORDS = frozenset(w for a in RESOURCE_ALIASES for w in a.split())  # _first_words(RESOURCE_ALIASES)
 _PATTERN_CACHE: dict[int, tuple[Mapping[str, str], dict[str, re.Pattern[str]]]] = {}
 
 _REGISTRO_HEAD = re.compile(r"^\W{0,3}registro\b\s*[:\-]?\s*(?P<rest>.*)$", re.IGNORECASE)
@@ -94,7 +95,9 @@ _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_
                    re.IGNORECASE)
 _URL_IN_TEXT = re.compile(r"(?i)scheda\W{0,20}(https?://[^\s\"'<>\]]{1,500})")
 _DIGITS = "0123456789"
-_HINTS = ("egistro", "EGISTRO", "cheda", "CHEDA")
+# A line after the first that starts with a value cell's first character (see _join_cells): str.splitlines's
+# line breaks, then one of _DIGITS_SIGNS.
+_JOIN_GATE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029][0-9+\\-\\[<]")
 
 
 def _has_digit(text: str) -> bool:
@@ -126,23 +129,41 @@ def _signed(text: str) -> int:
 
 def _clean_label(label: str) -> str:
     label = label.strip(" \t.,;:-")
-    m = _LABEL_WRAP.match(label)
-    if m:
-        label = m.group(1)
+    if len(label) > 1 and label[0] in _LABEL_OPEN and label[-1] in _LABEL_CLOSE and "\n" not in label:
+        return label[1:-1].strip()  # what _LABEL_WRAP gives a wrapped label that cannot end with "."
+    if label[:1] in _LABEL_OPEN:  # what _LABEL_WRAP needs first
+        m = _LABEL_WRAP.match(label)
+        if m:
+            label = m.group(1)
     return label.strip()
 
 
-def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIASES) -> RegistroEntry | None:
-    """One Registro entry: `-8 PV [Artigli Affilati di Hollow]`, `PE -5 (Freccia Sacra)`, `+4 PV (Cura)`.
+_LABEL_OPEN = frozenset("[(«\"'")
+_LABEL_CLOSE = frozenset("])»\"'")
+_BULLET_START = frozenset("•*·▪►>-")
 
-    None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
-    """
-    if not isinstance(line, str) or not _has_digit(line):
+
+def _clean(text: str) -> str:
+    """clean_markup(text), without its work when a cheap test shows it would only collapse spaces: ASCII
+    (no odd dashes), no tag, no entity, no formatting BBCode (the hints clean_markup itself looks for)."""
+    if "<" in text or "&" in text or not text.isascii() or ("[" in text and (
+            "[/" in text or "=" in text or "[b]" in text or "[i]" in text or "[B]" in text)):
+        return clean_markup(text)
+    return " ".join(text.split())
+
+
+def _debullet(text: str) -> str:
+    # _BULLET only matches text that starts with a space, a bullet or a dash
+    return _BULLET.sub("", text) if text[:1] in _BULLET_START or text[:1].isspace() else text
+
+
+def _registro_entry(line: str, pats: dict[str, re.Pattern[str]],
+                    aliases: Mapping[str, str]) -> RegistroEntry | None:
+    """parse_registro_line(line, aliases=aliases) of a str, `pats` being _patterns(aliases)."""
+    if not _has_digit(line):
         return None
-    raw = line.strip()
-    text = _BULLET.sub("", clean_markup(line[:_MAX_LINE * 4]))
-    pats = _patterns(aliases)
-    m = pats["entry_a"].match(text) or pats["entry_b"].match(text)
+    text = _debullet(_clean(line[:_MAX_LINE * 4]))
+    m = (pats["entry_a"].match(text) if text[:1] in "+-" else None) or pats["entry_b"].match(text)
     if not m:
         return None
     try:
@@ -150,16 +171,31 @@ def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIA
     except ValueError:
         return None
     return RegistroEntry(amount=amount, resource=_canon(m.group("res"), aliases),
-                         label=_clean_label(m.group("label")), raw=raw)
+                         label=_clean_label(m.group("label")), raw=line.strip())
+
+
+def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIASES) -> RegistroEntry | None:
+    """One Registro entry: `-8 PV [Artigli Affilati di Hollow]`, `PE -5 (Freccia Sacra)`, `+4 PV (Cura)`.
+
+    None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
+    """
+    if not isinstance(line, str):
+        return None
+    return _registro_entry(line, _patterns(aliases), aliases)
+
+
+_ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)")
 
 
 def _registro_entries(text: str, aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
     """Entries of one Registro line (several may share it, split by `;` or `,`), None if none parse."""
-    text = _BULLET.sub("", text)
-    parts = [p for p in re.split(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)", text) if p.strip()]
+    text = _debullet(text)
+    pats = _patterns(aliases)
     entries = []
-    for p in parts:
-        e = parse_registro_line(p, aliases=aliases)
+    for p in (_ENTRY_SPLIT.split(text) if ";" in text or "," in text else (text,)):
+        if not p.strip():
+            continue
+        e = _registro_entry(p, pats, aliases)
         if e is None:
             return None
         entries.append(e)
@@ -276,6 +312,72 @@ def _is_calc(line: str) -> bool:
 
 
 _NO_VALUES: tuple = ((), 1, (), 1, ())
+_PLAIN_ALIAS = re.compile(rf"[{_W}]+(?: [{_W}]+)*")
+_DIGIT_RUN = re.compile(r"\d+")
+_BONUS_OPEN = re.compile(r"\(\s*[+-]")  # what every `Nome N (+M)` holds
+# A stat name starts a letter run that is one of these ("volonta'" starts the run "volonta").
+_STAT_RUNS = frozenset(k.rstrip("'") for k in _STAT_CANON)
+# The two commonest schema lines, whole: one pool ("pv: 44/52", "punti vita 30 su 48") or one stat
+# ("forza 5 (+1)", "mente: 250"), lowercased. What the general reading gives them is known (see _line_values).
+_ONE_POOL = re.compile(rf"(?P<name>{_alias_pattern(RESOURCE_ALIASES)}) *:? *(?P<cur>[0-9]{{1,6}})"
+                       r"(?: *(?:/|su|di) *(?P<max>[0-9]{1,6}))?")
+_ONE_STAT = re.compile(r"(?P<name>(?:" + "|".join(sorted((re.escape(k) for k in _STAT_CANON), key=len, reverse=True))
+                       + r")) *:? *(?P<base>[0-9]{1,5})(?: *\( *(?P<bonus>[+-]? *[0-9]{1,5}) *\))?")
+_ALIAS_RUNS: dict[int, tuple[Mapping[str, str], frozenset[str] | None]] = {}
+
+
+def _alias_runs(aliases: Mapping[str, str]) -> frozenset[str] | None:
+    """The letter runs a pool name can start with, or None when some alias is not plain words (then the
+    patterns scan every position)."""
+    cached = _ALIAS_RUNS.get(id(aliases))
+    if cached is None or cached[0] is not aliases:
+        keys = list(aliases) if aliases is RESOURCE_ALIASES else [k.lower() for k in aliases]
+        runs = (frozenset(k.split(" ")[0] for k in keys)
+                if all(_PLAIN_ALIAS.fullmatch(k) for k in keys) else None)
+        cached = (aliases, runs)
+        _ALIAS_RUNS[id(aliases)] = cached
+    return cached[1]
+
+
+def _scan(pat: re.Pattern[str], s: str, starts: Iterable[int]) -> list[re.Match[str]]:
+    """`pat.finditer(s)` when every match of `pat` starts at one of `starts` (ascending): anchored tries
+    there only, instead of the pattern's look-behind and alternation at every position."""
+    out = []
+    end = 0
+    for p in starts:
+        if p >= end:
+            m = pat.match(s, p)
+            if m:
+                out.append(m)
+                end = m.end()
+    return out
+
+
+def _cells_values(line: str, cells: list[tuple[int, re.Match[str]]], aliases: Mapping[str, str]) -> tuple:
+    """_line_values of a line of `|`-separated cells, each one _ONE_POOL or _ONE_STAT match (with its start)."""
+    pools: list[tuple[str, Resource]] = []
+    line_stats: list[tuple[str, Stat]] = []
+    seen: set[str] = set()
+    seen_stats: set[str] = set()
+    line_first = stat_at = None
+    for start, m in cells:
+        if m.re is _ONE_POOL:
+            line_first = start if line_first is None else line_first
+            name = _canon(m.group("name"), aliases)
+            if name not in seen:
+                seen.add(name)
+                mx = m.group("max")
+                pools.append((name, Resource(current=int(m.group("cur")), max=int(mx) if mx else None)))
+        else:
+            stat_at = start if stat_at is None else stat_at
+            name = _STAT_CANON[m.group("name")]
+            if name not in seen_stats:
+                seen_stats.add(name)
+                bonus = m.group("bonus")
+                line_stats.append((name, Stat(base=int(m.group("base")), bonus=_signed(bonus) if bonus else 0)))
+    stat_first = stat_at if stat_at is None or line_first is None else min(line_first, stat_at)
+    return (tuple(pools), _strength(line, line_first) if line_first is not None else 1, tuple(line_stats),
+            _strength(line, stat_first) if stat_first is not None else 1, ())
 
 
 def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozenset[str],
@@ -283,20 +385,73 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
                                                        int, tuple[tuple[str, Stat], ...]]:
     """(pools, their _strength, stats, their _strength, other `Nome N (+M)` stats) of one short schema line with
     digits, in reading order, the first reading of each name per line; an action's bracketed values are skipped."""
-    if _is_calc(line):
-        return _NO_VALUES
     low = line.lower()
-    # Cheap gate: run the pool/stat patterns only on lines holding one of their words.
-    words = set(_WORD.findall(low))
-    pool_spans: list[tuple[int, int]] = []
-    pools: list[tuple[str, Resource]] = []
+    if ("[dice" in low or "calcolo" in low or " vs" in low or "contro" in low or "dann" in low
+            or ("=" in line and _CALC_EQUALS.search(line) is not None)):  # _is_calc
+        return _NO_VALUES
     # "44/52 PV | 10/40 PE" and "PV 44/52 | PE 10/40": the earliest reading of each span wins.
     # Positions in `low` are positions in `line` unless lowercasing changed the length (rare letters).
     same = len(low) == len(line)
-    subject = low if same else line
-    candidates = sorted((m for pat in ((pats["pool_lower"], pats["pool_after_lower"]) if same else
-                                       (pats["pool"], pats["pool_after"])) for m in pat.finditer(subject)),
-                        key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else ()
+    if same and pats is _PATTERNS:
+        # One pool or one stat and nothing else: the general reading finds that one match at 0 (strength 2),
+        # no other pool, stat or `Nome N (+M)` (no other name, no action bracket).
+        m = _ONE_POOL.fullmatch(low)
+        if m:
+            mx = m.group("max")
+            return (((_canon(m.group("name"), aliases), Resource(current=int(m.group("cur")),
+                                                                 max=int(mx) if mx else None)),),
+                    2, (), 1, ())
+        m = _ONE_STAT.fullmatch(low)
+        if m:
+            bonus = m.group("bonus")
+            return ((), 1, ((_STAT_CANON[m.group("name")], Stat(base=int(m.group("base")),
+                                                                 bonus=_signed(bonus) if bonus else 0)),), 2, ())
+        if "|" in low:
+            # "PV: 47/52 | PE: 25/40", "Forza 5 (+1) | Mente 4": cells each one pool or one stat, read as
+            # above; no reading crosses a "|" (no name, number or bonus spans one).
+            cells = []
+            pos = 0
+            for part in low.split("|"):
+                cell = part.strip(" ")
+                m = (_ONE_POOL.fullmatch(cell) or _ONE_STAT.fullmatch(cell)) if cell else None
+                if m is None:
+                    break
+                cells.append((pos + len(part) - len(part.lstrip(" ")), m))
+                pos += len(part) + 1
+            else:
+                return _cells_values(line, cells, aliases)
+    runs = _alias_runs(aliases) if same else None
+    if runs is not None:
+        # Every pool/stat name starts a letter run that is one of its words: the patterns are tried there
+        # only (and "44/52 PV" at the digit runs before such a name).
+        pool_at: list[int] = []
+        stat_at: list[int] = []
+        for m in _WORD.finditer(low):
+            w = m.group()
+            if w in runs:
+                pool_at.append(m.start())
+            if w in _STAT_RUNS:
+                stat_at.append(m.start())
+        if pool_at:
+            candidates = _scan(pats["pool_lower"], low, pool_at)
+            after = _scan(pats["pool_after_lower"], low,
+                          [m.start() for m in _DIGIT_RUN.finditer(low, 0, pool_at[-1])])
+            if after:
+                candidates = sorted(candidates + after, key=lambda m: (m.start(), -m.end()))
+        else:
+            candidates = []
+        stat_matches = _scan(pats["stat_lower"], low, stat_at) if stat_at else ()
+    else:
+        # Cheap gate: run the pool/stat patterns only on lines holding one of their words.
+        words = set(_WORD.findall(low))
+        subject = low if same else line
+        candidates = sorted((m for pat in ((pats["pool_lower"], pats["pool_after_lower"]) if same else
+                                           (pats["pool"], pats["pool_after"])) for m in pat.finditer(subject)),
+                            key=lambda m: (m.start(), -m.end())) if not words.isdisjoint(pool_words) else []
+        stat_matches = ((pats["stat_lower"] if same else pats["stat"]).finditer(subject)
+                        if not words.isdisjoint(_STAT_WORDS) else ())
+    pool_spans: list[tuple[int, int]] = []
+    pools: list[tuple[str, Resource]] = []
     skip = _action_spans(line)
     if skip:  # an action's bracketed values are never read as the schema's
         candidates = [m for m in candidates if not any(s <= m.start() < e for s, e in skip)]
@@ -318,8 +473,7 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
     seen = set()
     pool_level = _strength(line, line_first) if line_first is not None else 1
     stat_first: int | None = None
-    for m in ((pats["stat_lower"] if same else pats["stat"]).finditer(subject)
-              if not words.isdisjoint(_STAT_WORDS) else ()):
+    for m in stat_matches:
         if skip and any(s <= m.start() < e for s, e in skip):
             continue
         name = _STAT_CANON[" ".join(m.group("name").lower().split())]
@@ -331,7 +485,7 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
             bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
             line_stats.append((name, Stat(base=int(m.group("base")), bonus=bonus)))
     any_stats: list[tuple[str, Stat]] = []
-    for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
+    for m in (pats["stat_any"].finditer(line) if "(" in line and _BONUS_OPEN.search(line) else ()):
         if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
             continue
         name = " ".join(m.group("name").split())
@@ -341,7 +495,6 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
         any_stats.append((name, Stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))))
     stat_level = _strength(line, stat_first) if stat_first is not None else 1
     return tuple(pools), pool_level, tuple(line_stats), stat_level, tuple(any_stats)
-
 
 
 def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[object] = (),
@@ -359,15 +512,28 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         pattern = re.compile(sheet_pattern, re.IGNORECASE) if isinstance(sheet_pattern, str) else sheet_pattern
     except re.error:
         pattern = None
-    pats = _patterns(aliases)
-    pool_words = _first_words(aliases)
-    cacheable = aliases is RESOURCE_ALIASES
-    raw_lines = _join_cells(text.splitlines(), pats["name_cell"])
-    if sheet_url is None:
-        sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000], pattern)
-    # Bail out early: no digits and no Registro/Scheda keyword means no schema.
-    if sheet_url is None and not _has_digit(text) and not any(h in text for h in _HINTS):
-        return None
+    if aliases is RESOURCE_ALIASES:
+        pats, pool_words, cacheable = _PATTERNS, _POOL_WORDS, True
+    else:
+        pats, pool_words, cacheable = _patterns(aliases), _first_words(aliases), False
+    # No digit in the text: none in any line (markup cleaning adds none), so no pool, stat or entry.
+    digits = _has_digit(text)
+    hints = "egistro" in text or "EGISTRO" in text or "cheda" in text or "CHEDA" in text
+    if not digits and not hints:
+        # Bail out early: no digits and no Registro/Scheda keyword means no schema, unless a link is the
+        # sheet (no line names one: no "cheda" in the text).
+        if sheet_url is None:
+            sheet_url = _pick_sheet(links, (), pattern)
+            if sheet_url is None:
+                return None
+        raw_lines = text.splitlines()  # a cell is only joined to a number's cell: none here
+    else:
+        raw_lines = text.splitlines()
+        if _JOIN_GATE.search(text):  # some line after the first starts as a value cell does
+            raw_lines = _join_cells(raw_lines, pats["name_cell"])
+        if sheet_url is None:
+            sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000] if "cheda" in text else (),
+                                    pattern)
 
     resources: dict[str, Resource] = {}
     stats: dict[str, Stat] = {}
@@ -380,20 +546,21 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         if n > _MAX_LINE and (n > _MAX_LINE * 4 or ("[" not in raw_line and "<" not in raw_line)):
             in_registro = False  # a prose paragraph: never schema, and it ends the Registro
             continue
-        line = clean_markup(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
+        line = _clean(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue
-        head = _REGISTRO_HEAD.match(line) if ("egistro" in line or "EGISTRO" in line) else None
-        if head:
-            in_registro = True
-            registro = registro if registro is not None else []
-            rest = head.group("rest").strip()
-            if rest and not _EMPTY_REGISTRO.match(rest):
-                entries = _registro_entries(rest, aliases)
-                if entries:
-                    registro.extend(entries)
-            continue
+        if "egistro" in line or "EGISTRO" in line:
+            head = _REGISTRO_HEAD.match(line)
+            if head:
+                in_registro = True
+                registro = registro if registro is not None else []
+                rest = head.group("rest").strip()
+                if rest and not _EMPTY_REGISTRO.match(rest):
+                    entries = _registro_entries(rest, aliases)
+                    if entries:
+                        registro.extend(entries)
+                continue
         if in_registro:
             if _EMPTY_REGISTRO.match(line):
                 continue
@@ -402,7 +569,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
                 registro.extend(entries)  # type: ignore[union-attr]
                 continue
             in_registro = False  # the next section starts
-        if len(line) > _MAX_LINE or not _has_digit(line):
+        if len(line) > _MAX_LINE or not digits or not _has_digit(line):
             if character is None and ":" in line:
                 nm = _NAME.match(line)
                 if nm:
