@@ -229,6 +229,8 @@ _CANONICAL_MODIFIER = re.compile(r"([+-])\s*(\d{1,6})\s*\[([^\[\]]*)\]")
 
 def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
     """Signed labelled terms in `text`, and whether something other than separators was left over."""
+    if not text.strip(_SEPARATOR_CHARS):
+        return (), False  # no modifiers at all (most labels)
     # Fast path: the canonical `+2 [Raggio Corto] +6 [Destrezza]` with only separators in between.
     fast: list[Modifier] = []
     pos = 0
@@ -305,7 +307,9 @@ def _parse_label(raw: str) -> DiceLabel:
     if not text:
         return _dice_label(raw, None, (), None, (), (), "empty")
     errors: list[str] = []
-    if not _balanced(text):
+    # _balanced, inline: counting is C-level; an inverted pair ("]x[") is caught by the first-closer check
+    if (text.count("[") != text.count("]") or text.count("(") != text.count(")")
+            or text.find("]") < text.find("[") or text.find(")") < text.find("(")):
         errors.append("unbalanced_brackets")
 
     # The actor group is the first (...) naming "A vs B"; failing that, the first (...) with no numbers.
@@ -464,7 +468,12 @@ def make_roll(*, expression: str, faces: Iterable[Any] | None, total: Any, label
             problems.append("total_out_of_range")
 
     label_text = label if isinstance(label, str) else ("" if label is None else str(label))
-    tag = parse_label(label_text) if label_text and not label_text.isspace() else None
+    if label_text and not label_text.isspace():
+        tag = _LABEL_CACHE.get(label_text) if label_text.__class__ is str else None  # parse_label, inline
+        if tag is None:
+            tag = parse_label(label_text)
+    else:
+        tag = None
     return _roll(norm, count, sides, constant, face_tuple, total_value, label_text, tag, source,
                  not problems, tuple(problems))
 
