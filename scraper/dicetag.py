@@ -225,24 +225,20 @@ def _balanced(text: str) -> bool:
 
 
 _CANONICAL_MODIFIER = re.compile(r"([+-])\s*(\d{1,6})\s*\[([^\[\]]*)\]")
+# Separators (_SEPARATOR_CHARS) and canonical terms only: the terms cannot start inside the separators
+# (no sign there) nor end but at their first "]", so this split is the one finditer finds.
+_CANONICAL_ALL = re.compile(r"[ \t\n\r,;:()]*(?:[+-]\s*\d{1,6}\s*\[[^\[\]]*\][ \t\n\r,;:()]*)*")
 
 
 def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
     """Signed labelled terms in `text`, and whether something other than separators was left over."""
     if not text.strip(_SEPARATOR_CHARS):
         return (), False  # no modifiers at all (most labels)
-    # Fast path: the canonical `+2 [Raggio Corto] +6 [Destrezza]` with only separators in between.
-    fast: list[Modifier] = []
-    pos = 0
-    for m in _CANONICAL_MODIFIER.finditer(text):
-        if text[pos:m.start()].strip(_SEPARATOR_CHARS):
-            break
-        pos = m.end()
-        sign, amount, label = m.groups()
-        fast.append(_modifier(-int(amount) if sign == "-" else int(amount), label.strip(" :.-")))
-    else:
-        if not text[pos:].strip(_SEPARATOR_CHARS):
-            return tuple(fast), False
+    # Fast path: the canonical `+2 [Raggio Corto] +6 [Destrezza]` with only separators in between
+    # (one pattern checks the whole text, then the terms are read in one call).
+    if _CANONICAL_ALL.fullmatch(text) is not None:
+        return tuple([_modifier(-int(amount) if sign == "-" else int(amount), label.strip(" :.-"))
+                      for sign, amount, label in _CANONICAL_MODIFIER.findall(text)]), False
     mods: list[Modifier] = []
     leftover = False
     pos = 0

@@ -475,6 +475,16 @@ def test_find_text_rolls_matches_the_reference(text):
     assert new.find_text_rolls(text) == got  # the per-page readings remembered give the same
 
 
+MOD_PIECES = [" ", ",", ";", ":", "(", ")", "\n", "+", "-", "−", "2", "1234567", " [", "[", "]", "Raggio Corto", "x", "+2 [A]",
+              "-1 [Mirato Arti]", "+ 6 [Destrezza]", "[Destrezza +6]", "3 [Bonus]", "+2 Raggio"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(MOD_PIECES), max_size=12).map("".join))
+def test_parse_modifiers_matches_the_reference(text):
+    assert new.parse_modifiers(text) == parse_modifiers(text)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(segments, roller_segments), st.integers(0, 5), st.integers(-7, 7))
 def test_read_results_matches_the_reference(seg, count, constant):
