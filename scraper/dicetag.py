@@ -302,7 +302,24 @@ def _parse_label(raw: str) -> DiceLabel:
     text = clean_markup(raw[:MAX_LABEL_PARSE])
     if not text:
         return _dice_label(raw, None, (), None, (), (), "empty")
-    errors: list[str] = []
+    # The common "Azione [Tecnica] (A vs B)…": one pattern splits it, and what the general reading below
+    # would find follows from its shape: with one [..] and one (..) before the tail, the brackets balance
+    # when the tail's do, the (..) is the first group and names "A vs B", the [..] holds the techniques.
+    shape = _CANON_SHAPE.match(text) if "(" in text else None
+    vs = _vs_search(shape.group(3)) if shape is not None else None
+    if vs is not None:
+        action_text, group, inner, tail = shape.groups()  # type: ignore[union-attr]
+        errors: list[str] = []
+        if tail.count("[") != tail.count("]") or tail.count("(") != tail.count(")"):
+            errors.append("unbalanced_brackets")
+        actor = inner[:vs.start()].strip(" :.-") or None
+        targets = _split_names(inner[vs.end():])
+        if actor is None:
+            errors.append("no_actor")
+        elif not targets:
+            errors.append("no_target")
+        return _label_rest(raw, errors, action_text, [group], actor, targets, tail)
+    errors = []
     # _balanced, inline: counting is C-level; an inverted pair ("]x[") is caught by the first-closer check
     if (text.count("[") != text.count("]") or text.count("(") != text.count(")")
             or text.find("]") < text.find("[") or text.find(")") < text.find("(")):
@@ -359,20 +376,30 @@ def _parse_label(raw: str) -> DiceLabel:
             errors.append("no_target")
 
     # Head: "Azione [Tecnica, Tecnica]" — techniques are the bracketed groups, the action the text before.
-    techniques: list[str] = []
     first_br = head.find("[")
     action_text = head if first_br < 0 else head[:first_br]
+    tech_groups: list[str] = []
     if first_br >= 0:
         tech_groups = [b.group(1) for b in _BRACKET_GROUP.finditer(head)]
         if not tech_groups:
             tech_groups = [head[first_br + 1:]]  # "Parata [Spada (A vs B)": the bracket never closes
-        for group in tech_groups:
-            if "," in group or ";" in group or "+" in group:
-                techniques.extend(t for t in (p.strip(" .:-[]") for p in _TECH_SPLIT.split(group)) if t)
-            else:  # one technique (the text is cleaned: its only space is " ", _TECH_SPLIT needs ",;+")
-                t = group.strip(" .:-[]")
-                if t:
-                    techniques.append(t)
+    return _label_rest(raw, errors, action_text, tech_groups, actor, targets, tail)
+
+
+_CANON_SHAPE = re.compile(r"([^\[\]()]*)\[([^\[\]()]*)\] ?\(([^()\[\]]*)\)(.*)", re.DOTALL)
+
+
+def _label_rest(raw: str, errors: list[str], action_text: str, tech_groups: list[str], actor: str | None,
+                targets: tuple[str, ...], tail: str) -> DiceLabel:
+    """The label from its read parts: techniques, action and modifiers, and the first problem."""
+    techniques: list[str] = []
+    for group in tech_groups:
+        if "," in group or ";" in group or "+" in group:
+            techniques.extend(t for t in (p.strip(" .:-[]") for p in _TECH_SPLIT.split(group)) if t)
+        else:  # one technique (the text is cleaned: its only space is " ", _TECH_SPLIT needs ",;+")
+            t = group.strip(" .:-[]")
+            if t:
+                techniques.append(t)
     action = action_text.strip(" :.-,") or None
     if action is None:
         errors.append("no_action")

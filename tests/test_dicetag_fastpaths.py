@@ -587,6 +587,26 @@ def test_clean_markup_matches_the_reference(text):
     assert new.clean_markup(text) == clean_markup(text)
 
 
+# The guida form and its near misses: "Azione [Tecnica] (A vs B): (+2 [X] ...)" with parts empty or odd.
+guida_labels = st.builds(
+    lambda action, techs, sp, actor, vs, target, tail: f"{action}[{techs}]{sp}({actor}{vs}{target}){tail}",
+    st.sampled_from(["Attacco ", "", " ", "-", "Parata: ", "Danni", "Attacco (x) "]),
+    st.sampled_from(["Artigli Affilati", "", "A, B", "A; B", "A + B", " . ", "x [y"]),
+    st.sampled_from(["", " ", "  "]),
+    st.sampled_from(["Hollow", "", " ", "Kira la Rossa", "A -> B", "A v. C", "-", "Hollow.", ":"]),
+    st.sampled_from([" vs ", " VS ", " contro ", "->", " → ", " vs. ", " e "]),
+    st.sampled_from(["Quincy", "", "A, B", "A e B", " . ", "Vesk / Kira"]),
+    st.sampled_from(["", ": (+2 [Raggio Corto] +6 [Destrezza])", " CD 15", ": (+2 [X]", ")", "(", "]", "[",
+                     " (A vs B)", ": +2 Raggio", " [Bonus]"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(guida_labels)
+def test_parse_label_guida_form_matches_the_reference(raw):
+    got, want = new._parse_label(raw), _parse_label(raw)
+    assert got == want and repr(got) == repr(want)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(texts, any_text))
 def test_parse_label_matches_the_reference(raw):
