@@ -5,7 +5,7 @@ import re
 
 from engine.history import DamageCalc, DamageTerm
 
-from scraper.dicetag import _VS, clean_markup  # the same "A vs B" reading as dice labels
+from scraper.dicetag import _VS, _filler, _new, clean_markup  # the same "A vs B" reading as dice labels
 from scraper.schema import RESOURCE_ALIASES
 
 _W = r"A-Za-zÀ-ÖØ-öø-ÿ"
@@ -36,19 +36,59 @@ _KIND_PREFIX = re.compile(r"^\s*dann[oi]\s+(?:pur[oi]|semi-?\s?pur[oi]|normal[ei
 _KIND_TAIL = 80  # characters after the stated result read for the kind ("= 14 Danni Puri", "[Danno Semi-Puro]")
 
 
+_CURA = re.compile(r"cur[ae]|rigenerazion")
+_SEMI_PURO = re.compile(r"semi-?\s?pur")
+_PURO = re.compile(r"dann[oi] pur|\bpur[oi]\b")
+
+
 def _kind_of(header: str, body: str) -> str:
     text = (header + " " + body).lower()
-    if re.search(r"cur[ae]|rigenerazion", header.lower()):
+    # each pattern needs its literal ("cur"/"rigenerazion", "semi", "pur"): checked first, C-level
+    head = header.lower()
+    if ("cur" in head or "rigenerazion" in head) and _CURA.search(head):
         return "cura"
-    if re.search(r"semi-?\s?pur", text):
+    has_pur = "pur" in text
+    if has_pur and "semi" in text and _SEMI_PURO.search(text):
         return "semi-puro"
     if "aggiuntiv" in text:
         return "aggiuntivo"
     if "ambiental" in text:
         return "ambientale"
-    if re.search(r"dann[oi] pur|\bpur[oi]\b", text):
+    if has_pur and _PURO.search(text):
         return "puro"
     return "normale"
+
+
+# DamageTerm and DamageCalc filled directly (see dicetag._roll): the frozen __init__ costs three times more.
+def _term(op: str, name: str, value: float) -> DamageTerm:
+    t = _new(DamageTerm)
+    d = t.__dict__
+    d["op"] = op
+    d["name"] = name
+    d["value"] = value
+    return t
+
+
+def _calc(raw: str, technique: str | None, actor: str | None, target: str | None, kind: str,
+          terms: tuple[DamageTerm, ...], result: int | None, resource: str) -> DamageCalc:
+    c = _new(DamageCalc)
+    d = c.__dict__
+    d["raw"] = raw
+    d["technique"] = technique
+    d["actor"] = actor
+    d["target"] = target
+    d["kind"] = kind
+    d["terms"] = terms
+    d["result"] = result
+    d["resource"] = resource
+    return c
+
+
+if not _filler(DamageTerm, ("op", "name", "value")):
+    _term = DamageTerm  # type: ignore[assignment]  # noqa: F811
+if not _filler(DamageCalc, ("raw", "technique", "actor", "target", "kind", "terms", "result", "resource")):
+    _calc = DamageCalc  # type: ignore[assignment]  # noqa: F811
+_OPS = {"x": "*", "×": "*", ":": "/"}
 
 
 def _word_op(word: str) -> tuple[str, float]:
@@ -64,7 +104,8 @@ def _terms(expr: str) -> tuple[list[DamageTerm], bool]:
     terms: list[DamageTerm] = []
     leftover = False
     pos = 0
-    expr = _TIMES.sub("*", expr)
+    if "x" in expr or "X" in expr or "×" in expr:
+        expr = _TIMES.sub("*", expr)
     # Word operators ("dimezzati") become terms where they stand.
     marks = [(w.start(), w.end(), _word_op(w.group(1))) for w in _WORD_OPS.finditer(expr)]
     segments: list[tuple[str, tuple[str, float] | None]] = []
@@ -75,22 +116,23 @@ def _terms(expr: str) -> tuple[list[DamageTerm], bool]:
     for seg, word in segments:
         p = 0
         for m in _TERM.finditer(seg):
-            if _FILLER.sub("", seg[p:m.start()]):
+            gap = seg[p:m.start()]
+            if gap and not gap.isspace() and _FILLER.sub("", gap):  # most gaps are "" or " "
                 leftover = True
             p = m.end()
             op = m.group("op") or "+"
-            op = {"x": "*", "×": "*", ":": "/"}.get(op.lower(), op)
+            op = _OPS.get(op.lower(), op)
             name = (m.group("name") or "").strip()
             if op in "*/" and name.lower() in ("x", "per"):
                 name = ""
             if not name and op == "+" and terms and terms[-1].op in "*/" and m.group("op") is None:
                 leftover = True
             value = float(m.group("val").replace(",", "."))
-            terms.append(DamageTerm(op=op, name=name, value=value))  # type: ignore[arg-type]
+            terms.append(_term(op, name, value))
         if _FILLER.sub("", seg[p:]):
             leftover = True
         if word is not None:
-            terms.append(DamageTerm(op=word[0], name="", value=word[1]))  # type: ignore[arg-type]
+            terms.append(_term(word[0], "", word[1]))
     return terms, leftover
 
 
@@ -148,9 +190,8 @@ def _parse_line(line: str) -> DamageCalc | None:
             actor = who.strip() or None
             target = actor if kind == "cura" else None
     tech = h.group("tech")
-    return DamageCalc(raw=line.strip(), technique=tech.strip() if tech and tech.strip() else None, actor=actor,
-                      target=target, kind=kind, terms=tuple(terms), result=result,
-                      resource=_resource(unit, kind))
+    return _calc(line.strip(), tech.strip() if tech and tech.strip() else None, actor, target, kind,
+                 tuple(terms), result, _resource(unit, kind))
 
 
 def parse_damage_calcs(text: str) -> list[DamageCalc]:

@@ -3,12 +3,76 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Iterable, Literal
 
 from engine.history import DiceLabel, Modifier, Roll
 
 from scraper.errors import DiceExpressionError
+
+
+def _filler(cls: type, names: tuple[str, ...]) -> bool:
+    """Whether `cls` is a plain dataclass of exactly `names`, so its instance dict may be filled directly."""
+    return (tuple(f.name for f in fields(cls)) == names and not hasattr(cls, "__post_init__")
+            and "__slots__" not in vars(cls))
+
+
+# A frozen dataclass's __init__ sets every field through object.__setattr__: filling the new instance's
+# dict in field order gives the same object (eq, hash, repr, pickle) in a third of the time. Used only
+# while the classes have exactly these fields; otherwise the classes themselves are called.
+_new = object.__new__
+_ROLL_FIELDS = ("expression", "count", "sides", "constant", "faces", "total", "label", "tag", "source",
+                "authentic", "problems")
+_LABEL_FIELDS = ("raw", "action", "techniques", "actor", "targets", "modifiers", "error")
+
+
+def _roll(expression: str, count: int, sides: int, constant: int, faces: tuple[int, ...] | None,
+          total: int | None, label: str, tag: DiceLabel | None, source: str, authentic: bool,
+          problems: tuple[str, ...]) -> Roll:
+    r = _new(Roll)
+    d = r.__dict__
+    d["expression"] = expression
+    d["count"] = count
+    d["sides"] = sides
+    d["constant"] = constant
+    d["faces"] = faces
+    d["total"] = total
+    d["label"] = label
+    d["tag"] = tag
+    d["source"] = source
+    d["authentic"] = authentic
+    d["problems"] = problems
+    return r
+
+
+def _dice_label(raw: str, action: str | None, techniques: tuple[str, ...], actor: str | None,
+                targets: tuple[str, ...], modifiers: tuple[Modifier, ...], error: str | None) -> DiceLabel:
+    lab = _new(DiceLabel)
+    d = lab.__dict__
+    d["raw"] = raw
+    d["action"] = action
+    d["techniques"] = techniques
+    d["actor"] = actor
+    d["targets"] = targets
+    d["modifiers"] = modifiers
+    d["error"] = error
+    return lab
+
+
+def _modifier(amount: int, label: str) -> Modifier:
+    m = _new(Modifier)
+    d = m.__dict__
+    d["amount"] = amount
+    d["label"] = label
+    return m
+
+
+if not _filler(Roll, _ROLL_FIELDS):
+    _roll = Roll  # type: ignore[assignment]  # noqa: F811
+if not _filler(DiceLabel, _LABEL_FIELDS):
+    _dice_label = DiceLabel  # type: ignore[assignment]  # noqa: F811
+if not _filler(Modifier, ("amount", "label")):
+    _modifier = Modifier  # type: ignore[assignment]  # noqa: F811
 
 # Resource limits of an expression: a forum roller never shows more, and they keep every check cheap.
 MAX_COUNT = 100
@@ -43,12 +107,18 @@ _CONST_TERM = re.compile(r"([+-])\s*(\d{1,9})")
 _CACHE_MAX = 4096
 _EXPR_CACHE: dict[str, tuple[int, int, int]] = {}
 _LABEL_CACHE: dict[str, DiceLabel] = {}
+# make_roll's reading of an expression text: (count, sides, constant, normalised or cleaned text, parsed)
+_ROLL_EXPR_CACHE: dict[str, tuple[int, int, int, str, bool]] = {}
+# find_text_rolls' reading of a written expression: (normalised or as written, count, constant)
+_EXPR_OF_CACHE: dict[str, tuple[str, int, int]] = {}
 
 
 def clear_caches() -> None:
     """Forget the remembered parses (benchmarks measure a page parsed from cold)."""
     _EXPR_CACHE.clear()
     _LABEL_CACHE.clear()
+    _ROLL_EXPR_CACHE.clear()
+    _EXPR_OF_CACHE.clear()
 
 
 def parse_expression(expr: str) -> tuple[int, int, int]:
@@ -139,6 +209,9 @@ def clean_markup(text: str) -> str:
         text = _HTML_TAG.sub(" ", text)
     if "[" in text and ("[/" in text or "=" in text or "[b]" in text or "[i]" in text or "[B]" in text):
         text = _BBCODE.sub("", text)  # formatting tags come in pairs or carry "=": cheap gate first
+    elif ("&" not in text and text.isascii() and text.isprintable() and "  " not in text
+          and text[:1] != " " and text[-1:] != " " and text.__class__ is str):
+        return text  # nothing to clean: printable ASCII (no whitespace but " "), single-spaced, trimmed
     if "&" in text:
         text = html.unescape(text)
     return " ".join(unify_signs(text).split())
@@ -152,23 +225,20 @@ def _balanced(text: str) -> bool:
 
 
 _CANONICAL_MODIFIER = re.compile(r"([+-])\s*(\d{1,6})\s*\[([^\[\]]*)\]")
+# Separators (_SEPARATOR_CHARS) and canonical terms only: the terms cannot start inside the separators
+# (no sign there) nor end but at their first "]", so this split is the one finditer finds.
+_CANONICAL_ALL = re.compile(r"[ \t\n\r,;:()]*(?:[+-]\s*\d{1,6}\s*\[[^\[\]]*\][ \t\n\r,;:()]*)*")
 
 
 def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
     """Signed labelled terms in `text`, and whether something other than separators was left over."""
-    # Fast path: the canonical `+2 [Raggio Corto] +6 [Destrezza]` with only separators in between.
-    fast: list[Modifier] = []
-    pos = 0
-    for m in _CANONICAL_MODIFIER.finditer(text):
-        if text[pos:m.start()].strip(_SEPARATOR_CHARS):
-            break
-        pos = m.end()
-        amount = int(m.group(2))
-        fast.append(Modifier(amount=-amount if m.group(1) == "-" else amount,
-                             label=m.group(3).strip(" :.-")))
-    else:
-        if not text[pos:].strip(_SEPARATOR_CHARS):
-            return tuple(fast), False
+    if not text.strip(_SEPARATOR_CHARS):
+        return (), False  # no modifiers at all (most labels)
+    # Fast path: the canonical `+2 [Raggio Corto] +6 [Destrezza]` with only separators in between
+    # (one pattern checks the whole text, then the terms are read in one call).
+    if _CANONICAL_ALL.fullmatch(text) is not None:
+        return tuple([_modifier(-int(amount) if sign == "-" else int(amount), label.strip(" :.-"))
+                      for sign, amount, label in _CANONICAL_MODIFIER.findall(text)]), False
     mods: list[Modifier] = []
     leftover = False
     pos = 0
@@ -185,13 +255,18 @@ def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
         else:
             amount = int(m.group("n3"))
             label = m.group("l3")
-        mods.append(Modifier(amount=amount, label=(label or "").strip(" :.-")))
+        mods.append(_modifier(amount, (label or "").strip(" :.-")))
     if text[pos:].strip(_SEPARATOR_CHARS):
         leftover = True
     return tuple(mods), leftover
 
 
 def _split_names(text: str) -> tuple[str, ...]:
+    # One name (the common case): no separator char and, the text being cleaned, no space for " e ".
+    if " " not in text and "," not in text and ";" not in text and "&" not in text and "+" not in text \
+            and "/" not in text:
+        name = text.strip(" .:-")
+        return (name,) if name else ()
     return tuple(n for n in (p.strip(" .:-") for p in _TARGET_SPLIT.split(text)) if n)
 
 
@@ -216,31 +291,60 @@ def parse_label(raw: str) -> DiceLabel:
     return label
 
 
+def _vs_search(text: str) -> re.Match[str] | None:
+    # _VS needs a "v", "contro" or an arrow: most labels and names have none of them.
+    if "v" in text or "V" in text or "->" in text or "→" in text or "=>" in text or "contro" in text.lower():
+        return _VS.search(text)
+    return None
+
+
 def _parse_label(raw: str) -> DiceLabel:
     text = clean_markup(raw[:MAX_LABEL_PARSE])
     if not text:
-        return DiceLabel(raw=raw, error="empty")
-    errors: list[str] = []
-    if not _balanced(text):
+        return _dice_label(raw, None, (), None, (), (), "empty")
+    # The common "Azione [Tecnica] (A vs B)…": one pattern splits it, and what the general reading below
+    # would find follows from its shape: with one [..] and one (..) before the tail, the brackets balance
+    # when the tail's do, the (..) is the first group and names "A vs B", the [..] holds the techniques.
+    shape = _CANON_SHAPE.match(text) if "(" in text else None
+    vs = _vs_search(shape.group(3)) if shape is not None else None
+    if vs is not None:
+        action_text, group, inner, tail = shape.groups()  # type: ignore[union-attr]
+        errors: list[str] = []
+        if tail.count("[") != tail.count("]") or tail.count("(") != tail.count(")"):
+            errors.append("unbalanced_brackets")
+        actor = inner[:vs.start()].strip(" :.-") or None
+        targets = _split_names(inner[vs.end():])
+        if actor is None:
+            errors.append("no_actor")
+        elif not targets:
+            errors.append("no_target")
+        return _label_rest(raw, errors, action_text, [group], actor, targets, tail)
+    errors = []
+    # _balanced, inline: counting is C-level; an inverted pair ("]x[") is caught by the first-closer check
+    if (text.count("[") != text.count("]") or text.count("(") != text.count(")")
+            or text.find("]") < text.find("[") or text.find(")") < text.find("(")):
         errors.append("unbalanced_brackets")
 
     # The actor group is the first (...) naming "A vs B"; failing that, the first (...) with no numbers.
     actor_m = None
     fallback = None
-    for g in _PAREN_GROUP.finditer(text):
-        inner = g.group(1)
-        if _VS.search(inner):
-            actor_m = g
-            break
-        if fallback is None and inner.strip() and not _HAS_SIGNED_NUMBER.search(inner) and "[" not in inner:
-            fallback = g
+    vs = None
+    if "(" in text:
+        for g in _PAREN_GROUP.finditer(text):
+            inner = g.group(1)
+            vs = _vs_search(inner)
+            if vs:
+                actor_m = g
+                break
+            if fallback is None and inner.strip() and not _HAS_SIGNED_NUMBER.search(inner) and "[" not in inner:
+                fallback = g
     actor: str | None = None
     targets: tuple[str, ...] = ()
     if actor_m is None and fallback is None:
         # No parentheses: "Attacco [X] Hollow vs Quincy: +2 [..]" — read "A vs B" up to the colon.
         head_end = text.find(":")
         head_text = text if head_end < 0 else text[:head_end]
-        vs = _VS.search(head_text)
+        vs = _vs_search(head_text)
         if vs:
             before = head_text[:vs.start()]
             cut = max(before.rfind("]"), -1)
@@ -258,8 +362,7 @@ def _parse_label(raw: str) -> DiceLabel:
             errors.append("no_actor")
     else:
         g = actor_m or fallback
-        inner = g.group(1)
-        vs = _VS.search(inner)
+        inner = g.group(1)  # vs: its "A vs B" match, None for the fallback (it has none)
         if vs:
             actor = inner[:vs.start()].strip(" :.-") or None
             targets = _split_names(inner[vs.end():])
@@ -273,14 +376,30 @@ def _parse_label(raw: str) -> DiceLabel:
             errors.append("no_target")
 
     # Head: "Azione [Tecnica, Tecnica]" — techniques are the bracketed groups, the action the text before.
-    techniques: list[str] = []
     first_br = head.find("[")
     action_text = head if first_br < 0 else head[:first_br]
-    tech_groups = [b.group(1) for b in _BRACKET_GROUP.finditer(head)]
-    if not tech_groups and first_br >= 0:
-        tech_groups = [head[first_br + 1:]]  # "Parata [Spada (A vs B)": the bracket never closes
+    tech_groups: list[str] = []
+    if first_br >= 0:
+        tech_groups = [b.group(1) for b in _BRACKET_GROUP.finditer(head)]
+        if not tech_groups:
+            tech_groups = [head[first_br + 1:]]  # "Parata [Spada (A vs B)": the bracket never closes
+    return _label_rest(raw, errors, action_text, tech_groups, actor, targets, tail)
+
+
+_CANON_SHAPE = re.compile(r"([^\[\]()]*)\[([^\[\]()]*)\] ?\(([^()\[\]]*)\)(.*)", re.DOTALL)
+
+
+def _label_rest(raw: str, errors: list[str], action_text: str, tech_groups: list[str], actor: str | None,
+                targets: tuple[str, ...], tail: str) -> DiceLabel:
+    """The label from its read parts: techniques, action and modifiers, and the first problem."""
+    techniques: list[str] = []
     for group in tech_groups:
-        techniques.extend(t for t in (p.strip(" .:-[]") for p in _TECH_SPLIT.split(group)) if t)
+        if "," in group or ";" in group or "+" in group:
+            techniques.extend(t for t in (p.strip(" .:-[]") for p in _TECH_SPLIT.split(group)) if t)
+        else:  # one technique (the text is cleaned: its only space is " ", _TECH_SPLIT needs ",;+")
+            t = group.strip(" .:-[]")
+            if t:
+                techniques.append(t)
     action = action_text.strip(" :.-,") or None
     if action is None:
         errors.append("no_action")
@@ -288,8 +407,7 @@ def _parse_label(raw: str) -> DiceLabel:
     modifiers, leftover = parse_modifiers(tail)
     if leftover:
         errors.append("unparsed_modifiers")
-    return DiceLabel(raw=raw, action=action, techniques=tuple(techniques), actor=actor, targets=targets,
-                     modifiers=modifiers, error=errors[0] if errors else None)
+    return _dice_label(raw, action, tuple(techniques), actor, targets, modifiers, errors[0] if errors else None)
 
 
 # --- rolls ---------------------------------------------------------------------------------------
@@ -323,31 +441,47 @@ def make_roll(*, expression: str, faces: Iterable[Any] | None, total: Any, label
     if source == "typed_text":
         problems.append("typed_by_hand")
     expr_text = expression if isinstance(expression, str) else ("" if expression is None else str(expression))
-    try:
-        count, sides, constant = parse_expression(expr_text)
-        norm = normalise_expression(count, sides, constant)
-    except DiceExpressionError:
-        count = sides = constant = 0
-        norm = clean_markup(expr_text[:200])
+    # A page repeats its few expressions: their reading is remembered (per page, see clear_caches).
+    read = _ROLL_EXPR_CACHE.get(expr_text) if expr_text.__class__ is str else None
+    if read is None:
+        try:
+            count, sides, constant = parse_expression(expr_text)
+            read = (count, sides, constant, normalise_expression(count, sides, constant), True)
+        except DiceExpressionError:
+            read = (0, 0, 0, clean_markup(expr_text[:200]), False)
+        if expr_text.__class__ is str:
+            if len(_ROLL_EXPR_CACHE) >= _CACHE_MAX:
+                _ROLL_EXPR_CACHE.clear()
+            _ROLL_EXPR_CACHE[expr_text] = read
+    count, sides, constant, norm, parsed = read
+    if not parsed:
         problems.append("unparsable_expression")
 
     face_tuple: tuple[int, ...] | None = None
     if faces is not None:
-        try:
-            converted = [_int_or_none(f) for f in list(faces)[: MAX_COUNT * 10 + 1]]
-        except TypeError:
-            converted = [None]
-        if any(f is None for f in converted):
-            problems.append("unreadable_faces")
-        else:
-            face_tuple = tuple(converted)  # type: ignore[arg-type]
-    total_value = _int_or_none(total)
+        if faces.__class__ is tuple or faces.__class__ is list:
+            head = faces[: MAX_COUNT * 10 + 1]
+            for f in head:
+                if f.__class__ is not int:
+                    break
+            else:  # plain ints (the adapters' case): _int_or_none would keep each as it is
+                face_tuple = tuple(head)
+        if face_tuple is None:
+            try:
+                converted = [_int_or_none(f) for f in list(faces)[: MAX_COUNT * 10 + 1]]
+            except TypeError:
+                converted = [None]
+            if any(f is None for f in converted):
+                problems.append("unreadable_faces")
+            else:
+                face_tuple = tuple(converted)  # type: ignore[arg-type]
+    total_value = total if total.__class__ is int else _int_or_none(total)
     if total is not None and total_value is None:
         problems.append("unreadable_total")
 
     if sides:
         if face_tuple is not None:
-            if any(not 1 <= f <= sides for f in face_tuple):
+            if face_tuple and (min(face_tuple) < 1 or max(face_tuple) > sides):
                 problems.append("faces_out_of_range")
             if len(face_tuple) != count:
                 problems.append("face_count_mismatch")
@@ -357,10 +491,14 @@ def make_roll(*, expression: str, faces: Iterable[Any] | None, total: Any, label
             problems.append("total_out_of_range")
 
     label_text = label if isinstance(label, str) else ("" if label is None else str(label))
-    tag = parse_label(label_text) if label_text.strip() else None
-    return Roll(expression=norm, count=count, sides=sides, constant=constant, faces=face_tuple,
-                total=total_value, label=label_text, tag=tag, source=source,  # type: ignore[arg-type]
-                authentic=not problems, problems=tuple(problems))
+    if label_text and not label_text.isspace():
+        tag = _LABEL_CACHE.get(label_text) if label_text.__class__ is str else None  # parse_label, inline
+        if tag is None:
+            tag = parse_label(label_text)
+    else:
+        tag = None
+    return _roll(norm, count, sides, constant, face_tuple, total_value, label_text, tag, source,
+                 not problems, tuple(problems))
 
 
 # --- text recognition ----------------------------------------------------------------------------
@@ -377,6 +515,23 @@ class TextRoll:
     label: str
     kind: Literal["rendered", "typed"]
 
+
+def _text_roll(start: int, end: int, expression: str, faces: tuple[int, ...] | None, total: int | None,
+               label: str, kind: str) -> TextRoll:
+    r = _new(TextRoll)
+    d = r.__dict__
+    d["start"] = start
+    d["end"] = end
+    d["expression"] = expression
+    d["faces"] = faces
+    d["total"] = total
+    d["label"] = label
+    d["kind"] = kind
+    return r
+
+
+if not _filler(TextRoll, ("start", "end", "expression", "faces", "total", "label", "kind")):
+    _text_roll = TextRoll  # type: ignore[assignment]  # noqa: F811
 
 _QUICK = re.compile(r"[dD]\s?\d")
 _DICE_OPEN = re.compile(r"\[dice\s*=\s*([^\[\]\n]{1,60})\]", re.IGNORECASE)
@@ -398,13 +553,24 @@ _WINDOW = 240
 def _label_before(text: str, start: int) -> str:
     line_start = text.rfind("\n", max(0, start - 500), start) + 1
     before = text[max(line_start, start - 500):start]
-    before = _LABEL_PREFIX.sub("", before)
+    prefix = _LABEL_PREFIX.match(before)  # anchored at the start: the one match sub() would remove
+    if prefix is not None:
+        before = before[prefix.end():]
     return before.strip(" \t:=->(").strip()
 
 
 def _expr_of(n: str, s: str, const: str) -> tuple[str, int, int]:
     """Normalised expression (or as written when beyond the limits), count and constant."""
     written = f"{n}d{s}{const}"
+    hit = _EXPR_OF_CACHE.get(written)
+    if hit is None:
+        if len(_EXPR_OF_CACHE) >= _CACHE_MAX:
+            _EXPR_OF_CACHE.clear()
+        hit = _EXPR_OF_CACHE[written] = _read_written(written, n)
+    return hit
+
+
+def _read_written(written: str, n: str) -> tuple[str, int, int]:
     try:
         count, sides, constant = parse_expression(written)
         return normalise_expression(count, sides, constant), count, constant
@@ -418,22 +584,40 @@ _NOT_ARITH = re.compile(r"[^\d\s+,\-()\[\]]")
 _LEAD_NUM = re.compile(r"\s*(-?\d{1,6})")
 
 
+_SIMPLE_RESULT = re.compile(r"[=:] ?(\d{1,6})((?: \+ \d{1,6})*) = (\d{1,6})")
+
+
+def _blank(k: re.Match[str]) -> str:
+    return " " * len(k.group(0))
+
+
 def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, ...] | None, int | None, bool, int]:
     """Faces, total, whether a rendered form was seen, and how many chars of `segment` were read."""
     seg = segment.lstrip(" \t)")
     skipped = len(segment) - len(seg)
-    bracket = _BRACKET_FACES.match(seg)
+    bracket = _BRACKET_FACES.match(seg) if "[" in seg else None
     if bracket:
         faces = tuple(int(x) for x in _NUM.findall(bracket.group(1)))
         tot = _BRACKET_TOTAL.match(seg, bracket.end())
         if tot:
             return faces, int(tot.group(1)), True, skipped + tot.end()
         return faces, None, True, skipped + bracket.end()
+    # The phpBB roller's ": 7 + 6 = 13" (single spaces, no letters): what the general reading below
+    # gives, read by one pattern: faces, the constant dropped when it repeats, the total.
+    simple = _SIMPLE_RESULT.fullmatch(seg) if bracket is None else None
+    if simple is not None:
+        first, more, tot = simple.groups()
+        faces = [int(first)]
+        if more:
+            faces.extend(int(x) for x in more[3:].split(" + "))
+        if constant and len(faces) == count + 1 and abs(faces[-1]) == abs(constant):
+            faces = faces[:-1]
+        return (tuple(faces) if faces else None), int(tot), True, skipped + len(seg)
     # Segments separated by arrows / "=": "=> 7 => 13", "= 7 + 6 = 13", ": 7 + 6 = 13".
     if not seg or (seg[0] not in "=:-→⇒" and not _KEYWORD.match(seg)):
         return None, None, False, 0
-    keyworded = bool(_KEYWORD.search(seg))
-    work = _KEYWORD.sub(lambda k: " " * len(k.group(0)), seg)
+    keyworded = _KEYWORD.search(seg) is not None
+    work = _KEYWORD.sub(_blank, seg) if keyworded else seg
     run: list[list[str]] = []
     read = 0
     pos = 0
@@ -472,11 +656,16 @@ def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, .
 
 def _dice_tags(text: str) -> list[tuple[int, int, str, str]]:
     """`[dice=EXPR]label[/dice]` spans, paired open→next close (linear: both lists walked once)."""
+    if "[" not in text:
+        return []
+    opens = list(_DICE_OPEN.finditer(text))
+    if not opens:
+        return []
     closes = [c.start() for c in _DICE_CLOSE.finditer(text)]
     tags: list[tuple[int, int, str, str]] = []
     ci = 0
     last_end = 0
-    for o in _DICE_OPEN.finditer(text):
+    for o in opens:
         if o.start() < last_end:
             continue
         while ci < len(closes) and closes[ci] < o.end():
@@ -504,30 +693,70 @@ def _has_anchor(line: str) -> bool:
 
 
 _DSTART = re.compile(r"[dD]\s?\d")
+# No "d<digit>" and no "[dice": no roll (U+200B counts as the space it becomes before the scan). One
+# pattern per letter: a literal first character makes the scan several times faster than "[dD]".
+_GATE_D = (re.compile(r"d[\s\u200b]?\d"), re.compile(r"D[\s\u200b]?\d"))
+_GATE_TAG = re.compile(r"\[dice", re.IGNORECASE)
+
+
+def _may_roll(text: str) -> bool:
+    return (_GATE_D[0].search(text) is not None or _GATE_D[1].search(text) is not None
+            or ("[" in text and _GATE_TAG.search(text) is not None))
 _TWO_LINE = ("isultat", "ISULTAT", "otale", "OTALE")
+
+
+_DSTART_LOW = re.compile(r"d\s?\d")
+_DSTART_UP = re.compile(r"D\s?\d")
+
+
+def _dstarts(text: str) -> list[re.Match[str]]:
+    """_DSTART.finditer(text) as a list, from two literal-led scans (faster): the matches of the two cannot
+    overlap (a match's tail is spaces and a digit), so their union in order is _DSTART's."""
+    low = list(_DSTART_LOW.finditer(text))
+    if "D" not in text:
+        return low
+    up = list(_DSTART_UP.finditer(text))
+    if not up:
+        return low
+    if not low:
+        return up
+    return sorted(low + up, key=_match_start)
+
+
+def _match_start(m: re.Match[str]) -> int:
+    return m.start()
 
 
 def _candidate_exprs(text: str) -> Iterable[re.Match[str]]:
     """`_EXPR` matches on lines that have a result anchor, or whose next line opens with a result keyword."""
-    if _DSTART.search(text) is None:
-        return  # no "d<digit>" anywhere (most posts: their rolls are dice blocks): no line to look at
-    lines = text.split("\n")
-    n = len(lines)
+    # Scan the whole text for "d<digit>" (a fast charset scan); only the lines holding one are looked at.
+    # A match running over a line end ("d\n5") is one no line holds: skipped (it hides no other match).
+    n = len(text)
+    end = -1  # end of the line of the last match looked at
+    ok = False
     offset = 0
-    for i, line in enumerate(lines):
-        if len(line) > 3 and (_has_anchor(line) or (i + 1 < n and any(k in lines[i + 1][:40] for k in _TWO_LINE))):
-            end = offset + len(line)
-            # Scan for "d<digit>" (a fast charset scan), then read the whole expression from its count.
-            for d in _DSTART.finditer(text, offset, end):
-                p = d.start()
-                i0 = p - 1 if p - 1 >= offset and text[p - 1] == " " else p
-                j = i0
-                while j > offset and i0 - j < 3 and text[j - 1].isdigit():
-                    j -= 1
-                m = _EXPR.match(text, j if j < i0 else p, end) or (_EXPR.match(text, p, end) if j < i0 else None)
-                if m:
-                    yield m
-        offset += len(line) + 1
+    for d in _dstarts(text):
+        p = d.start()
+        if p > end:
+            offset = text.rfind("\n", 0, p) + 1
+            end = text.find("\n", p)
+            if end < 0:
+                end = n
+            ok = end - offset > 3 and _has_anchor(text[offset:end])
+            if not ok and end < n and end - offset > 3:
+                nxt = text[end + 1:end + 41]
+                cut = nxt.find("\n")
+                ok = any(k in (nxt if cut < 0 else nxt[:cut]) for k in _TWO_LINE)
+        if not ok or d.end() > end:
+            continue
+        # Read the whole expression from its count.
+        i0 = p - 1 if p - 1 >= offset and text[p - 1] == " " else p
+        j = i0
+        while j > offset and i0 - j < 3 and text[j - 1].isdigit():
+            j -= 1
+        m = _EXPR.match(text, j if j < i0 else p, end) or (_EXPR.match(text, p, end) if j < i0 else None)
+        if m:
+            yield m
 
 
 def find_text_rolls(text: str) -> list[TextRoll]:
@@ -539,7 +768,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
     next line (docs/history-format.md). The label is the text before the expression on its line;
     an expression with no result after it is not a roll and is skipped.
     """
-    if not isinstance(text, str) or not _has_anchor(text):
+    if not isinstance(text, str) or not _has_anchor(text) or not _may_roll(text):
         return []
     # Zero-width spaces are dropped, so offsets would shift: keep them as spaces for the spans.
     text = unify_signs(text.replace("\u200b", " ")) if not text.isascii() else text
@@ -549,7 +778,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             expr = normalise_expression(*parse_expression(expr_raw))
         except DiceExpressionError:
             expr = expr_raw
-        found.append(TextRoll(start, end, expr, None, None, clean_markup(label), "typed"))
+        found.append(_text_roll(start, end, expr, None, None, clean_markup(label), "typed"))
     tag_i = 0
     last_end = 0
     for m in _candidate_exprs(text):
@@ -567,8 +796,8 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             if after:
                 expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3) + after.group(1))
                 faces = tuple(int(x) for x in _NUM.findall(fb.group(1)))
-                found.append(TextRoll(fb.start(), after.end(), expr, faces, int(after.group(2)),
-                                      _label_before(text, fb.start()), "rendered"))
+                found.append(_text_roll(fb.start(), after.end(), expr, faces, int(after.group(2)),
+                                        _label_before(text, fb.start()), "rendered"))
                 last_end = after.end()
                 continue
         # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
@@ -591,11 +820,16 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         if total is None:
             continue
         end = m.end() + consumed
-        found.append(TextRoll(m.start(), end, expr, faces, total, _label_before(text, m.start()),
-                              "rendered" if rendered or faces is not None else "typed"))
+        found.append(_text_roll(m.start(), end, expr, faces, total, _label_before(text, m.start()),
+                                "rendered" if rendered or faces is not None else "typed"))
         last_end = end
-    found.sort(key=lambda r: r.start)
+    if len(found) > 1:
+        found.sort(key=_start_of)
     return found
+
+
+def _start_of(r: TextRoll) -> int:
+    return r.start
 
 
 __all__ = [
