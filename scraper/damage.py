@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 
+from engine.fastdata import maker
 from engine.history import DamageCalc, DamageTerm
 
-from scraper.dicetag import _VS, _filler, _new, clean_markup  # the same "A vs B" reading as dice labels
+from scraper.dicetag import _VS, clean_markup  # the same "A vs B" reading as dice labels
 from scraper.schema import RESOURCE_ALIASES
 
 _W = r"A-Za-zÀ-ÖØ-öø-ÿ"
@@ -60,34 +61,8 @@ def _kind_of(header: str, body: str) -> str:
 
 
 # DamageTerm and DamageCalc filled directly (see dicetag._roll): the frozen __init__ costs three times more.
-def _term(op: str, name: str, value: float) -> DamageTerm:
-    t = _new(DamageTerm)
-    d = t.__dict__
-    d["op"] = op
-    d["name"] = name
-    d["value"] = value
-    return t
-
-
-def _calc(raw: str, technique: str | None, actor: str | None, target: str | None, kind: str,
-          terms: tuple[DamageTerm, ...], result: int | None, resource: str) -> DamageCalc:
-    c = _new(DamageCalc)
-    d = c.__dict__
-    d["raw"] = raw
-    d["technique"] = technique
-    d["actor"] = actor
-    d["target"] = target
-    d["kind"] = kind
-    d["terms"] = terms
-    d["result"] = result
-    d["resource"] = resource
-    return c
-
-
-if not _filler(DamageTerm, ("op", "name", "value")):
-    _term = DamageTerm  # type: ignore[assignment]  # noqa: F811
-if not _filler(DamageCalc, ("raw", "technique", "actor", "target", "kind", "terms", "result", "resource")):
-    _calc = DamageCalc  # type: ignore[assignment]  # noqa: F811
+_term = maker(DamageTerm)  # fast constructors (engine.fastdata)
+_calc = maker(DamageCalc)
 _OPS = {"x": "*", "×": "*", ":": "/"}
 
 

@@ -3,76 +3,20 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
+from engine.fastdata import maker
 from engine.history import DiceLabel, Modifier, Roll
 
 from scraper.errors import DiceExpressionError
 
 
-def _filler(cls: type, names: tuple[str, ...]) -> bool:
-    """Whether `cls` is a plain dataclass of exactly `names`, so its instance dict may be filled directly."""
-    return (tuple(f.name for f in fields(cls)) == names and not hasattr(cls, "__post_init__")
-            and "__slots__" not in vars(cls))
-
-
-# A frozen dataclass's __init__ sets every field through object.__setattr__: filling the new instance's
-# dict in field order gives the same object (eq, hash, repr, pickle) in a third of the time. Used only
-# while the classes have exactly these fields; otherwise the classes themselves are called.
-_new = object.__new__
-_ROLL_FIELDS = ("expression", "count", "sides", "constant", "faces", "total", "label", "tag", "source",
-                "authentic", "problems")
-_LABEL_FIELDS = ("raw", "action", "techniques", "actor", "targets", "modifiers", "error")
-
-
-def _roll(expression: str, count: int, sides: int, constant: int, faces: tuple[int, ...] | None,
-          total: int | None, label: str, tag: DiceLabel | None, source: str, authentic: bool,
-          problems: tuple[str, ...]) -> Roll:
-    r = _new(Roll)
-    d = r.__dict__
-    d["expression"] = expression
-    d["count"] = count
-    d["sides"] = sides
-    d["constant"] = constant
-    d["faces"] = faces
-    d["total"] = total
-    d["label"] = label
-    d["tag"] = tag
-    d["source"] = source
-    d["authentic"] = authentic
-    d["problems"] = problems
-    return r
-
-
-def _dice_label(raw: str, action: str | None, techniques: tuple[str, ...], actor: str | None,
-                targets: tuple[str, ...], modifiers: tuple[Modifier, ...], error: str | None) -> DiceLabel:
-    lab = _new(DiceLabel)
-    d = lab.__dict__
-    d["raw"] = raw
-    d["action"] = action
-    d["techniques"] = techniques
-    d["actor"] = actor
-    d["targets"] = targets
-    d["modifiers"] = modifiers
-    d["error"] = error
-    return lab
-
-
-def _modifier(amount: int, label: str) -> Modifier:
-    m = _new(Modifier)
-    d = m.__dict__
-    d["amount"] = amount
-    d["label"] = label
-    return m
-
-
-if not _filler(Roll, _ROLL_FIELDS):
-    _roll = Roll  # type: ignore[assignment]  # noqa: F811
-if not _filler(DiceLabel, _LABEL_FIELDS):
-    _dice_label = DiceLabel  # type: ignore[assignment]  # noqa: F811
-if not _filler(Modifier, ("amount", "label")):
-    _modifier = Modifier  # type: ignore[assignment]  # noqa: F811
+# A frozen dataclass's __init__ sets every field through object.__setattr__: `maker` gives the new instance
+# its dict in one piece, the same object (eq, hash, repr, pickle) in a third of the time.
+_roll = maker(Roll)
+_dice_label = maker(DiceLabel)
+_modifier = maker(Modifier)
 
 # Resource limits of an expression: a forum roller never shows more, and they keep every check cheap.
 MAX_COUNT = 100
@@ -516,22 +460,7 @@ class TextRoll:
     kind: Literal["rendered", "typed"]
 
 
-def _text_roll(start: int, end: int, expression: str, faces: tuple[int, ...] | None, total: int | None,
-               label: str, kind: str) -> TextRoll:
-    r = _new(TextRoll)
-    d = r.__dict__
-    d["start"] = start
-    d["end"] = end
-    d["expression"] = expression
-    d["faces"] = faces
-    d["total"] = total
-    d["label"] = label
-    d["kind"] = kind
-    return r
-
-
-if not _filler(TextRoll, ("start", "end", "expression", "faces", "total", "label", "kind")):
-    _text_roll = TextRoll  # type: ignore[assignment]  # noqa: F811
+_text_roll = maker(TextRoll)
 
 _QUICK = re.compile(r"[dD]\s?\d")
 _DICE_OPEN = re.compile(r"\[dice\s*=\s*([^\[\]\n]{1,60})\]", re.IGNORECASE)
