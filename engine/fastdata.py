@@ -36,4 +36,20 @@ def maker(cls: type) -> Any:
     return make
 
 
-__all__ = ["maker"]
+def evolve(obj: Any, **changes: Any) -> Any:
+    """`dataclasses.replace(obj, **changes)` for a plain frozen dataclass (no `__post_init__`, no slots), without
+    re-running `__init__`: the new instance gets a copy of the old one's dict with the changes."""
+    cls = obj.__class__
+    plain = not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__")
+    if not plain or not changes.keys() <= cls.__dataclass_fields__.keys():
+        from dataclasses import replace
+
+        return replace(obj, **changes)  # its checks and errors
+    d = obj.__dict__.copy()
+    d.update(changes)
+    new = _new(cls)
+    _setattr(new, "__dict__", d)
+    return new
+
+
+__all__ = ["maker", "evolve"]

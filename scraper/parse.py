@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
+from engine.fastdata import evolve
 from engine.history import CombatHistory, Post, Registry, Thread
 from scraper.errors import NotAThread, ParseError, ScrapeError
 from scraper.platforms.base import Page, detect_platform, host_of
@@ -166,7 +167,7 @@ def parse_page(data: bytes, url: str, *, platform: str = "auto", config: ConfigA
             adapter = detect_platform(doc, url, forced)
             page = adapter.parse(doc, url, cfg, now=now)
         posts = pair_gm_posts(page.posts, cfg)
-        return replace(page, posts=posts, fetched_at=now.astimezone(timezone.utc).isoformat() if now else None)
+        return evolve(page, posts=posts, fetched_at=now.astimezone(timezone.utc).isoformat() if now else None)
     except ScrapeError:
         raise
     except (ValueError, TypeError, AttributeError, IndexError, KeyError, etree.LxmlError, RecursionError) as exc:

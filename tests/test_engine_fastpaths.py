@@ -384,3 +384,24 @@ def test_evolve_with_equals_evolve_and_drops_a_stale_summary():
         a, b = evolve(f, **changes), evolve_with(f, dict(changes))
         assert a == b and list(a.__dict__) == list(b.__dict__)
         assert (SUMMARY in b.__dict__) == (SUMMARY in a.__dict__) == ("pv" not in changes)
+
+
+def test_fastdata_evolve_is_dataclasses_replace():
+    import dataclasses
+
+    import pytest
+
+    from engine.fastdata import evolve
+    from engine.history import Post, Roll
+
+    post = Post(id="1", page=1, url="u#1", author="Hollow", author_id=None, timestamp=None, role="player",
+                edited_by=None, edited_at=None, body="testo", quotes=(), schema=None, rolls=(), damage=(),
+                character=None, digest="d")
+    roll = Roll(expression="1d12", count=1, sides=12, constant=0, faces=(7,), total=7, label="Attacco", tag=None,
+                source="forum_roller", authentic=True, problems=())
+    for changes in ({"rolls": (roll,)}, {"rolls": (), "answers": "7"}, {}):
+        got, want = evolve(post, **changes), dataclasses.replace(post, **changes)
+        assert got == want and list(vars(got).items()) == list(vars(want).items())
+    assert post.rolls == ()  # the old value is untouched
+    with pytest.raises(TypeError):
+        evolve(post, nope=1)  # an unknown field fails as dataclasses.replace fails

@@ -46,7 +46,7 @@ X_TITLE_MAIN = f"descendant::div[{has_class('maintitle')}][1]"
 # The section: the first `a[href*="f="]` inside the navigation strip.
 X_NAV = "@id='navstrip' or contains(@class, 'navigation')"
 X_NAV_LINK = "descendant::a[contains(@href, 'f=')]"
-X_PAGE_LINKS = "descendant::a[contains(@href, 'st=')]/@href"
+X_PAGE_LINKS = "descendant::a/@href[contains(., 'st=')]"
 X_CURRENT_PAGE = f".//li[{has_class('current')}] | .//*[{has_class('current')}]"
 
 

@@ -37,7 +37,7 @@ X_RANK = Css("dd.profile-rank")
 X_BODY = Css("div.content")
 X_NOTICE = Css("div.notice")
 X_TITLE = f"descendant::h2[{has_class('topic-title')}][1]"
-X_PAGE_LINKS = "descendant::a[contains(@href, 'start=')][contains(@href, 'viewtopic.php')]/@href"
+X_PAGE_LINKS = "descendant::a/@href[contains(., 'start=')][contains(., 'viewtopic.php')]"
 X_CURRENT_PAGE = f".//li[{has_class('active')}]"
 X_CRUMBS = "contains(@class, 'breadcrumbs')"
 X_CRUMB_LINK = "descendant::a[contains(@href, 'viewforum.php')]"
