@@ -95,13 +95,14 @@ class Forumotion:
 
     def detect(self, doc: etree._Element, url: str) -> float:
         signals = 0
-        if xp(X_GENERATOR)(doc):
-            signals += 2
-        if xp(X_ILLIWEB)(doc):
-            signals += 1
         if _is_fm_host(host_of(url)):
             signals += 1
         if _TOPIC_URL.search(url):
+            signals += 1
+        if xp(X_GENERATOR)(doc):
+            signals += 2
+        # four signals already give the top score: the page-wide scan for illiweb's assets is not needed then
+        if signals < 4 and xp(X_ILLIWEB)(doc):
             signals += 1
         if not signals:
             return 0.0
