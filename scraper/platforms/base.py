@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 from lxml import etree
 
+from engine.fastdata import maker
 from engine.history import Post, PostSchema, Roll
 from scraper.dicetag import find_text_rolls, make_roll
 from scraper.errors import NotAThread, UnsupportedPlatform
@@ -465,6 +466,9 @@ def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
     return "player"
 
 
+_new_post = maker(Post)  # the same Post, without the frozen __init__'s setattr per field
+
+
 def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, dice_test: DiceTest | None) -> Post:
     """Shared steps: split the body, read dice blocks and text rolls, schema, damage, role, dates, digest."""
     cfg = ctx.config
@@ -499,7 +503,7 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     tz = cfg.tz
     timestamp = parts.timestamp or parse_forum_date(parts.date_text, tz, now=ctx.now)
     edited_at = parse_forum_date(parts.edited_text, tz, now=ctx.now) if parts.edited_text else None
-    return Post(
+    return _new_post(
         id=parts.id,
         page=page,
         url=parts.anchor_url,
