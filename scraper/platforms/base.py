@@ -261,19 +261,25 @@ _PLAIN_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
 def query_param(url: str, name: str) -> str | None:
-    """The first non-blank value of `name` in the URL's query (what parse_qs gives)."""
+    """The first non-blank value of `name` in the URL's query (what parse_qs gives); never raises: a link
+    with a malformed host on a page is read, not a reason to reject the page."""
     query = url.partition("#")[0].partition("?")[2]
     if not query:
         return None
     # Fast path: the one `name=` of a plain query (page offsets, ids) needs no decoding.
     key = name + "="
-    if query.count(key) == 1 and "%" not in query and "+" not in query and ";" not in query:
+    if (query.count(key) == 1 and "%" not in query and "+" not in query and ";" not in query
+            and "\t" not in url and "\n" not in url and "\r" not in url):  # urlsplit drops those three
         at = query.find(key)
         if at == 0 or query[at - 1] == "&":
             value = query[at + len(key):].partition("&")[0]
             if _PLAIN_VALUE.fullmatch(value):
                 return value
-    values = parse_qs(urlsplit(url).query).get(name)
+    try:
+        query = urlsplit(url).query
+    except ValueError:  # a malformed host ("http://[::1/…"): its query is still readable, as the fast path reads it
+        pass
+    values = parse_qs(query).get(name)
     return values[0] if values else None
 
 
