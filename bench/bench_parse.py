@@ -7,10 +7,12 @@ a few milliseconds is rarely disturbed by other jobs on a shared machine, a whol
 The pages carry their platforms' real chrome and weight (fixtures/README.md, "Page weights"); the
 per-platform lines sum the same per-page timings by platform/skin.
 
-    python bench/bench_parse.py [--rounds N] [--per-platform] [--stages] [--profile]
+    python bench/bench_parse.py [--rounds N] [--per-platform] [--stages] [--profile] [--collector-on]
 
 `--stages` splits the full parse into its steps, each in units of one bare lxml parse of the same pages
 (timers around the step functions; a step called inside another counts in the outer one only).
+`--collector-on` leaves CPython's cyclic collector running during the parse, as it did before
+`engine.gcpause.collector_paused` (to measure what the pause saves).
 """
 from __future__ import annotations
 
@@ -176,7 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-platform", action="store_true", help="also print the ratio of each platform/skin")
     ap.add_argument("--profile", action="store_true", help="profile the full parse and print the top entries")
     ap.add_argument("--stages", action="store_true", help="split the full parse into its steps (units of bare lxml)")
+    ap.add_argument("--collector-on", action="store_true",
+                    help="leave the cyclic collector running during the parse (what its pause saves)")
     args = ap.parse_args(argv)
+    if args.collector_on:
+        import contextlib
+
+        import scraper.parse
+
+        scraper.parse.collector_paused = contextlib.nullcontext
     if args.stages:
         t_bare, t_full, spent = stages(max(3, args.rounds // 3))
         print(f"steps of the full parse, in units of one bare lxml.html parse of the same pages")

@@ -1,10 +1,10 @@
 """The replay fold: one ruleset step function folded over the posts, with per-post snapshots."""
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+from .gcpause import collector_paused
 from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
 from .verdicts import Verdict
 
@@ -207,27 +207,14 @@ def replay(
     step, characters = rs.step, rs.characters
     add_audit, add_snapshot = post_audits.append, snapshots.append
     # Every object the fold makes is kept (a snapshot per post, for incremental replays) and none makes a reference
-    # cycle (states are immutable trees): CPython's cyclic collector would only re-traverse the growing heap of
-    # survivors, a quarter of a long replay's time. It is paused during the fold and resumed as it was, whatever
-    # happens. Resuming would start with one traversal of every survivor (they are all "young"): they are long-lived
-    # by design, so they go straight to the oldest generation instead (freeze + unfreeze moves every tracked object
-    # there and resets the young count; done only when nobody else keeps frozen objects, which unfreeze would thaw).
-    # Anything cyclic is still collected by the next full collection.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    # cycle (states are immutable trees): the cyclic collector would only re-traverse the growing heap of survivors,
+    # a quarter of a long replay's time (see collector_paused).
+    with collector_paused():
         for post in history.posts[start:]:
             key = getattr(post, "digest", None) or post  # _post_key
             state, verdicts = step(state, post)
             add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
             add_snapshot(_snapshot(post.id, key, state))
-    finally:
-        if paused:
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
     rulings_of = getattr(rs, "rulings", None)
     ruled = {(c, p): d for c, p, d in (rulings_of(state) if callable(rulings_of) else ())}

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
@@ -150,3 +151,33 @@ def test_query_param_of_a_malformed_host_is_read_on_both_paths():
     assert query_param("http://[::1/?t=5", "t") == "5"  # fast path
     assert query_param("http://[::1/?t=5%35", "t") == "55"  # decoding path, urlsplit refuses the host
     assert query_param("http://[::1/?x=1", "t") is None
+
+
+def test_parse_page_pauses_the_collector_and_restores_it_as_it_was(monkeypatch):
+    import gc
+
+    from scraper import parse as parse_mod
+    from scraper.errors import NotAThread
+
+    seen = []
+    real = parse_mod.detect_platform
+
+    def spy(*a, **k):
+        seen.append(gc.isenabled())
+        return real(*a, **k)
+
+    monkeypatch.setattr(parse_mod, "detect_platform", spy)
+    page = b"<html><body><li class='post' id='ee1'><div class='nick'><a>A</a></div><table class='color'>" \
+           b"<tr><td>PV 10/10</td></tr></table></li></body></html>"
+    assert gc.isenabled()
+    parse_mod.parse_page(page, "https://x.forumfree.it/?t=1")
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(NotAThread):  # a failed parse resumes it too
+        parse_mod.parse_page(b"<html><body><p>nulla</p></body></html>", "https://x.forumfree.it/?t=1")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        parse_mod.parse_page(page, "https://x.forumfree.it/?t=1")
+        assert not gc.isenabled()  # a caller's choice is left alone
+    finally:
+        gc.enable()
