@@ -117,8 +117,11 @@ class DamageCalc:
     target: str | None
     kind: str  # "normale", "puro", "semi-puro", "aggiuntivo", "ambientale", "cura", …
     terms: tuple[DamageTerm, ...]
-    result: int | None  # the stated result
+    result: int | float | None  # the stated result (the number after the last "=")
     resource: str = "PV"
+    # the written calculation's own arithmetic (brackets first, left to right, multipliers on what precedes them),
+    # unrounded; None when its terms make none (or a history written before this field)
+    value: int | float | None = None
 
 
 @dataclass(frozen=True)

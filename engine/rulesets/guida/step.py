@@ -568,6 +568,9 @@ def _stated(calc: DamageCalc, name: str) -> float | None:
 
 def _evaluate(calc: DamageCalc) -> int | None:
     """The value of a written calculation, left to right, rounding down once at the end."""
+    if calc.value is not None:
+        # the scraper's reading of the written arithmetic (brackets, halved Armatura, breakdowns), rounded down once
+        return math.floor(calc.value) if math.isfinite(calc.value) else None
     if not calc.terms:
         return None
     return _evaluate_terms(tuple([(t.op, t.value) for t in calc.terms]))
@@ -889,7 +892,8 @@ def _damage_calcs(p: _Post) -> None:
                     f"di un modificatore non è nel registro, il master verifica il danno dichiarato ({stated}).",
                     T.RULE_TIPO1, expected=None, found=stated, details=details.get()))
             own = _evaluate(calc)
-            if calc.result is not None and own is not None and own != calc.result:
+            # "= -2 → 0 Danni": a calculation below zero written as no damage is no error
+            if calc.result is not None and own is not None and own != calc.result and not (own < 0 and calc.result == 0):
                 p.verdicts.append(verdict("damage.miscalculated", post.id,
                     f"Il calcolo scritto dà {own}, non {calc.result}.", P_DANNI, expected=own, found=calc.result,
                     details=details.get(), assumption="calcolo_dichiarato"))
