@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Union
 
 from engine.fastdata import maker
 from engine.history import DamageCalc, DamageTerm
@@ -94,10 +95,24 @@ def _word_op(word: str) -> tuple[str, int]:
     return ("/", 2)
 
 
-def _number(text: str) -> Fraction:
+# Numbers are ints, or Fractions once a decimal or a division needs one (exact, and ints are far cheaper).
+_Num = Union[int, Fraction]
+
+
+def _number(text: str) -> _Num:
+    if text.isdigit():
+        return int(text)
     if "." in text and len(text.rsplit(".", 1)[1]) == 3 and "," not in text:
-        return Fraction(text.replace(".", ""))  # "1.000": Italian thousands
+        return int(text.replace(".", ""))  # "1.000": Italian thousands
     return Fraction(text.replace(",", "."))
+
+
+def _div(a: _Num, b: _Num) -> _Num:
+    return Fraction(a, b) if isinstance(a, int) and isinstance(b, int) else a / b
+
+
+def _scaled(x: _Num, w: tuple[str, int]) -> _Num:
+    return _div(x, w[1]) if w[0] == "/" else x * w[1]
 
 
 @dataclass
@@ -108,8 +123,8 @@ class _Leaf:
 
     op: str
     name: str
-    value: Fraction
-    eff: Fraction | None = None
+    value: _Num
+    eff: _Num | None = None
     note: list | None = None
     word: bool = False  # a word operator ("dimezzati") on what precedes it
     said: tuple[str, int] | None = None  # a word operator in brackets after it: "3 (dimezzata)", "= 4 (dimezzati)"
@@ -220,7 +235,7 @@ class _Reader:
                 if self._at(self._skip(self.i))[0] in ("name", "num", "open"):
                     scale = w  # "metà Armatura 6", "metà (…)": on what follows only
                 else:
-                    items.append(_Leaf(w[0], "", Fraction(w[1]), word=True))  # "= 8, raddoppiati": on what precedes
+                    items.append(_Leaf(w[0], "", w[1], word=True))  # "= 8, raddoppiati": on what precedes
                 continue
             if kind == "num":
                 value = _number(text)
@@ -228,7 +243,7 @@ class _Reader:
                 j = self._skip(self.i)
                 if self._at(j)[0] == "pct":
                     self.i = j + 1
-                    value /= 100
+                    value = _div(value, 100)
                     if items and op in (None, "*"):
                         leaf_op = "*"  # "Potenza 14 x 50%"
                 if not name:
@@ -237,7 +252,7 @@ class _Reader:
                         name = self._bracket_name(j) or ""  # "- 1,5 [Armatura]"
                 leaf = _Leaf(leaf_op, name.strip(), value)
                 if scale is not None:
-                    leaf.eff = value / scale[1] if scale[0] == "/" else value * scale[1]
+                    leaf.eff = _scaled(value, scale)
                 items.append(leaf)
                 op, name, scale = None, "", None
                 self._after_number(leaf, items, depth)
@@ -269,7 +284,7 @@ class _Reader:
         if (leaf.name and len(items) > 1 and self._at(i) == ("op", "/") and self._at(i + 1)[0] == "num"):
             divisor = _number(self._at(i + 1)[1])
             if divisor:
-                leaf.eff = leaf.value / divisor
+                leaf.eff = _div(leaf.value, divisor)
                 self.i = i + 2
             return
         j = self._skip(i)
@@ -290,7 +305,7 @@ class _Reader:
                 m += 1
             if self._at(m)[0] == "close" and len(nums) <= 1:
                 w = _word_op(first[1])
-                leaf.eff = nums[0] if nums else (leaf.value / w[1] if w[0] == "/" else leaf.value * w[1])
+                leaf.eff = nums[0] if nums else _scaled(leaf.value, w)
                 leaf.said = None if nums else w
                 self.i = m + 1
             return
@@ -302,7 +317,7 @@ class _Reader:
             items.extend(note)  # no breakdown: part of the calculation after all
 
 
-def _value(items: list, start: Fraction | None = Fraction(0)) -> Fraction | None:
+def _value(items: list, start: _Num | None = 0) -> _Num | None:
     """The calculation's arithmetic from `start`, left to right (the rulings apply multipliers last), a bracket
     first."""
     v = start
@@ -314,7 +329,7 @@ def _value(items: list, start: Fraction | None = Fraction(0)) -> Fraction | None
             if x is None:
                 return None
             if it.scale is not None:
-                x = x / it.scale[1] if it.scale[0] == "/" else x * it.scale[1]
+                x = _scaled(x, it.scale)
         else:
             x = it.eff if it.eff is not None else it.value
         if it.op == "+":
@@ -324,7 +339,7 @@ def _value(items: list, start: Fraction | None = Fraction(0)) -> Fraction | None
         elif it.op == "*":
             v *= x
         elif x:
-            v /= x
+            v = _div(v, x)
         else:
             return None
     return v
@@ -383,7 +398,7 @@ def _step_terms(items: list) -> list[DamageTerm]:
     return ([_term(said[0], "", float(said[1]))] if said is not None else []) + _flat(items[1:])
 
 
-def _chain(value: Fraction | None, items: list) -> tuple[Fraction | None, bool]:
+def _chain(value: _Num | None, items: list) -> tuple[_Num | None, bool]:
     """A step after "=": its leading bare number restates the value so far (skipped), the operations after it
     apply to our value; bool says an operation written with a number was met ("= 8 Danni x2")."""
     if _restated(items):
@@ -391,13 +406,13 @@ def _chain(value: Fraction | None, items: list) -> tuple[Fraction | None, bool]:
         items = items[1:]
         if said is not None and value is not None:
             # "= 4 (dimezzati)": the word says how the value so far became the number written
-            value = value / said[1] if said[0] == "/" else value * said[1]
+            value = _scaled(value, said)
     return _value(items, value), any(not (isinstance(x, _Leaf) and x.word) for x in items)
 
 
-def _number_of(v: Fraction | None) -> int | float | None:
-    if v is None:
-        return None
+def _number_of(v: _Num | None) -> int | float | None:
+    if v is None or isinstance(v, int):
+        return v
     return int(v) if v.denominator == 1 else float(v)
 
 
