@@ -42,6 +42,19 @@ _STAT_CANON.update({"volonta": "Volontà", "volonta'": "Volontà", "reattivita":
                     "reattivita'": "Reattività", "agilita": "Agilità", "velocita": "Velocità"})
 
 _W = r"A-Za-zÀ-ÖØ-öø-ÿ"  # letters, with the accented ones Italian uses
+
+# Typographic minus, dashes and fullwidth/small signs read as "-"/"+" on every line, with or without markup
+# (clean_markup unifies only the lines it cleans, and not all of these).
+_SIGN_TABLE = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"}
+                            | {"\ufe62": "+", "\uff0b": "+"})
+_ODD_SIGN = re.compile("[\u2010-\u2015\u2212\ufe62\ufe63\uff0b\uff0d]")
+
+
+def _unify_signs(text: str) -> str:
+    """`text` with the signs of _SIGN_TABLE as ASCII "-"/"+" (same length); ASCII text is returned as is."""
+    if text.isascii() or _ODD_SIGN.search(text) is None:
+        return text
+    return text.translate(_SIGN_TABLE)
 _MAX_LINE = 300  # schema lines are short; prose paragraphs are skipped for pools and stats
 
 
@@ -54,9 +67,10 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
     alias = _alias_pattern(aliases)
     stat = "(?:" + "|".join(sorted((re.escape(k) for k in _STAT_CANON), key=len, reverse=True)) + ")"
     pats = {
-        # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44"
+        # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44", "PV: -3/52"; not "PE -6 (Freccia)" (a change: a
+        # negative value needs its max) and "PV -3/52" is -3 (a "-" is a separator only before a space)
         "pool": re.compile(
-            rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=\-|]\s*)?(?P<cur>-?\d{{1,6}})"
+            rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?!\d)\s*)?(?P<cur>\d{{1,6}}|-\d{{1,6}}(?=\s*(?:/|su|di)\s*\d))"
             rf"(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?(?![\d{_W}])",
             re.IGNORECASE),
         # "44/52 PV"
@@ -169,7 +183,7 @@ def _registro_entry(line: str, pats: dict[str, re.Pattern[str]],
     """parse_registro_line(line, aliases=aliases) of a str, `pats` being _patterns(aliases)."""
     if not _has_digit(line):
         return None
-    text = _debullet(_clean(line[:_MAX_LINE * 4]))
+    text = _debullet(_unify_signs(_clean(line[:_MAX_LINE * 4])))
     m = (pats["entry_a"].match(text) if text[:1] in "+-" else None) or pats["entry_b"].match(text)
     if not m:
         return None
@@ -554,6 +568,8 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
             in_registro = False  # a prose paragraph: never schema, and it ends the Registro
             continue
         line = _clean(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
+        if digits and not line.isascii():
+            line = _unify_signs(line)  # "(−1)", "PV: −3/52": signs matter only next to digits
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue

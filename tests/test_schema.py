@@ -224,3 +224,46 @@ def test_heavily_styled_lines_still_read():
     assert schema.stats == {"Forza": Stat(5, 1), "Destrezza": Stat(6, 0), "Costituzione": Stat(4, 0),
                             "Intelligenza": Stat(2, 0)}
     assert schema.resources == {"PV": Resource(44, 52)}
+
+
+# --- review fixes (2026-12-01) ---
+
+@pytest.mark.parametrize("text, stats", [
+    ("PV: 44/52\nPE: 37/40\nForza: 5 (+1)\nDestrezza: 6 (\u20131)", {"Forza": Stat(5, 1), "Destrezza": Stat(6, -1)}),
+    ("Forza 5 (\u22121)", {"Forza": Stat(5, -1)}),
+    ("Forza 5 (\uff0b1)", {"Forza": Stat(5, 1)}),
+    ("Forza 5 (\u20141) | Destrezza 6 (\u20102)", {"Forza": Stat(5, -1), "Destrezza": Stat(6, -2)}),
+    ("[b]Forza[/b] 5 (\u22121)", {"Forza": Stat(5, -1)}),
+])
+def test_typographic_signs_in_stats(text, stats):
+    assert parse_schema(text).stats == stats
+
+
+@pytest.mark.parametrize("text, pools", [
+    ("PV: \u22123/52\nPE: 37/40", {"PV": Resource(-3, 52), "PE": Resource(37, 40)}),
+    ("PV: -3/52\nPE: 37/40", {"PV": Resource(-3, 52), "PE": Resource(37, 40)}),
+    ("PV -3/52", {"PV": Resource(-3, 52)}),
+    ("PV \u20133/52", {"PV": Resource(-3, 52)}),
+    ("PV - 44/52", {"PV": Resource(44, 52)}),
+])
+def test_typographic_signs_in_pools(text, pools):
+    assert parse_schema(text).resources == pools
+
+
+def test_a_signed_pool_amount_without_max_is_not_the_pool():
+    # "PE -6 (Freccia Sacra)" outside a Registro is a change, not PE 6 (nor -6)
+    schema = parse_schema("PE -6 (Freccia Sacra)\nPV 44/52")
+    assert schema.resources == {"PV": Resource(44, 52)} and "PE" in schema.missing
+
+
+@pytest.mark.parametrize("line, entry", [
+    ("\u22128 PV [Artigli]", (-8, "PV", "Artigli")),
+    ("\u20138 PV [Artigli]", (-8, "PV", "Artigli")),
+    ("\u20108 PV [Artigli]", (-8, "PV", "Artigli")),
+    ("PE \u22125 (Freccia Sacra)", (-5, "PE", "Freccia Sacra")),
+    ("\uff0b4 PV (Cura)", (4, "PV", "Cura")),
+])
+def test_typographic_signs_in_registro(line, entry):
+    e = parse_registro_line(line)
+    assert (e.amount, e.resource, e.label) == entry
+    assert [(e.amount, e.resource, e.label) for e in parse_schema("Registro:\n" + line).registro] == [entry]

@@ -13,7 +13,7 @@ from scraper.dicetag import clean_markup
 from scraper.schema import (RESOURCE_ALIASES, _BULLET, _CACHE_MAX, _EMPTY_REGISTRO, _LABEL_WRAP, _LINE_CACHE,
                             _MAX_LINE, _NAME, _NO_VALUES, _REGISTRO_HEAD, _STAT_CANON, _STAT_WORDS, _WORD,
                             _action_spans, _canon, _first_words, _has_digit, _is_calc, _join_cells, _patterns,
-                            _pick_sheet, _signed, _strength)
+                            _pick_sheet, _signed, _strength, _unify_signs)
 
 # --- the reference: scraper/schema.py before the fast paths (commit 892bf4a), names prefixed `ref` ---
 
@@ -36,7 +36,8 @@ def refparse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_A
     if not isinstance(line, str) or not _has_digit(line):
         return None
     raw = line.strip()
-    text = _BULLET.sub("", clean_markup(line[:_MAX_LINE * 4]))
+    # changed 2026-12-01: signs clean_markup leaves (U+2010, U+2011, U+2015, U+FE62) unified too
+    text = _BULLET.sub("", _unify_signs(clean_markup(line[:_MAX_LINE * 4])))
     pats = _patterns(aliases)
     m = pats["entry_a"].match(text) or pats["entry_b"].match(text)
     if not m:
@@ -165,6 +166,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
             in_registro = False  # a prose paragraph: never schema, and it ends the Registro
             continue
         line = clean_markup(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
+        line = _unify_signs(line)  # changed 2026-12-01: typographic signs read on every line, not only cleaned ones
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue
