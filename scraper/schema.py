@@ -73,9 +73,9 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?!\d)\s*)?(?P<cur>\d{{1,6}}|-\d{{1,6}}(?=\s*(?:/|su|di)\s*\d))"
             rf"(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?(?![\d{_W}])",
             re.IGNORECASE),
-        # "44/52 PV"
+        # "44/52 PV"; a bare "5 PE" is an amount (a cost "(5 PE)", a change "8 PV [Artigli]"), never the pool
         "pool_after": re.compile(
-            rf"(?<![\d+\-{_W}])(?P<cur>\d{{1,6}})(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?\s*(?P<name>{alias})"
+            rf"(?<![\d+\-{_W}])(?P<cur>\d{{1,6}})\s*(?:/|su|di)\s*(?P<max>\d{{1,6}})\s*(?P<name>{alias})"
             rf"(?![{_W}])", re.IGNORECASE),
         "stat": re.compile(
             rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>\d{{1,5}})(?![\d.,]\d)"
@@ -92,6 +92,17 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             re.IGNORECASE),
         "entry_b": re.compile(
             rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*\d{{1,6}})(?!\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
+            re.IGNORECASE),
+        # One change anywhere in a Registro line ("-8 PV", "PE -5"): a line holding several is split at them.
+        "core": re.compile(
+            rf"(?P<amt>[+-]\s*\d{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
+            rf"|(?<![{_W}])(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*\d{{1,6}})(?!\s*/)",
+            re.IGNORECASE),
+        # What looks like a change at the start of a Registro line (after a "Label:"): a number next to a pool
+        # name ("8 PV [Artigli]", "-1,5 PV", "PV: 36"), not a complete pool reading ("PV 36/52", "36/52 PV").
+        "change": re.compile(
+            rf"(?:[^:\[\]\d]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
+            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,6}}(?![0-9])(?!\s*(?:/|su|di)\s*\d))",
             re.IGNORECASE),
     }
     # Case-sensitive twins run on the lowercased line: IGNORECASE on non-ASCII text is about twice as slow.
@@ -110,7 +121,9 @@ _EMPTY_REGISTRO = re.compile(
     re.IGNORECASE)
 # A dash is a bullet only before a signed amount ("- -2 PE") or a word ("- PE -5"): "- 8 PV [Artigli]" in a
 # Registro is a loss of 8, written with a space after its minus.
-_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z]))\s*")
+# Numbered items: "1)", "1.", "1-" before a space (and "1-" only before a signed amount, a word or a "[").
+_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z])|\d{1,2}[.)](?=\s)"
+                     r"|\d{1,2}-(?=\s+(?:[+-]\s*\d|[A-Za-z\[])))\s*")
 _LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
 _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
                    re.IGNORECASE)
@@ -174,29 +187,86 @@ def _clean(text: str) -> str:
 
 
 def _debullet(text: str) -> str:
-    # _BULLET only matches text that starts with a space, a bullet or a dash
-    return _BULLET.sub("", text) if text[:1] in _BULLET_START or text[:1].isspace() else text
+    # _BULLET only matches text that starts with a space, a bullet, a dash or a digit
+    return _BULLET.sub("", text) if text[:1] in _BULLET_START or text[:1].isspace() or text[:1] in _DIGITS else text
+
+
+def _depth0(text: str, pos: int) -> bool:
+    """Whether `pos` is outside every [...] and (...) of `text`."""
+    return text.count("[", 0, pos) <= text.count("]", 0, pos) and text.count("(", 0, pos) <= text.count(")", 0, pos)
+
+
+# The connectors between two changes of one line ("-8 PV e -3 PE [Artigli]", "-8 PV / -3 PE").
+_GAP_EDGE = re.compile(r"^(?:[\s,;/|&+]|(?:e|ed)(?=\s))+|(?:[\s,;/|&+]|(?<=\s)(?:ed|e))+$", re.IGNORECASE)
+
+
+def _core_entries(text: str, pats: dict[str, re.Pattern[str]], aliases: Mapping[str, str],
+                  raw: str) -> list[RegistroEntry] | None:
+    """The entries of a Registro part holding several changes or a label written first: `-8 PV -3 PE [Artigli]`
+    (both Artigli), `-8 PV [Artigli] -3 PE [Sonido]`, `Artigli di Hollow: -8 PV`, `[Artigli] -8 PV`. Only
+    changes outside brackets count. None when the part is not made of entries."""
+    cores = [m for m in pats["core"].finditer(text) if _depth0(text, m.start())]
+    if not cores:
+        return None
+    head = text[:cores[0].start()].strip()
+    # A label first: "Label:" or a whole "[Label]"; anything else before the first change is not a Registro entry
+    prefix = bool(head)
+    if prefix and (not (head.endswith(":") or (head[0] in _LABEL_OPEN and head[-1] in _LABEL_CLOSE))
+                   or _REGISTRO_HEAD.match(head)):
+        return None  # "Registro: -8 PV" is the section's head, not a label
+    n = len(cores)
+    pre = [""] * n
+    post = [""] * n
+    pre[0] = head
+    for i in range(1, n + 1):
+        gap = _GAP_EDGE.sub("", text[cores[i - 1].end():cores[i].start() if i < n else len(text)])
+        if i < n and (prefix or gap.endswith(":")):
+            pre[i] = gap  # "Label: -8 PV, Sonido: -3 PE": the label of the next change
+        else:
+            post[i - 1] = gap
+    labels = [" ".join(x for x in (_clean_label(a), _clean_label(b)) if x) for a, b in zip(pre, post)]
+    # A change with no label of its own shares its neighbour's: the next one's ("-8 PV e -3 PE [Artigli]"),
+    # the previous one's when labels come first ("Artigli: -8 PV e -3 PE").
+    order = range(1, n) if prefix else range(n - 2, -1, -1)
+    for i in order:
+        if not labels[i]:
+            labels[i] = labels[i - 1] if prefix else labels[i + 1]
+    entries = []
+    for m, label in zip(cores, labels):
+        amt = m.group("amt") or m.group("amt2")
+        entries.append(_make_entry(amount=_signed(amt), resource=_canon(m.group("res") or m.group("res2"), aliases),
+                                   label=label, raw=raw))
+    return entries
+
+
+def _part_entries(line: str, pats: dict[str, re.Pattern[str]],
+                  aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
+    """The entries of one Registro part (a line, or a piece of it between `;`), None if it is none."""
+    if not _has_digit(line):
+        return None
+    text = _debullet(_unify_signs(_clean(line[:_MAX_LINE * 4])))
+    m = (pats["entry_a"].match(text) if text[:1] in "+-" else None) or pats["entry_b"].match(text)
+    if m:
+        label = m.group("label")
+        # the common case: one change, its label after it (one more change after it: several; the "-" the
+        # pattern takes as a separator may be the next change's sign, "-8 PV -3 PE")
+        tail = text[max(m.end("amt"), m.end("res")):]
+        if not _has_digit(label) or not any(_depth0(tail, c.start()) for c in pats["core"].finditer(tail)):
+            return [_make_entry(amount=_signed(m.group("amt")), resource=_canon(m.group("res"), aliases),
+                                label=_clean_label(label), raw=line.strip())]
+    return _core_entries(text, pats, aliases, line.strip())
 
 
 def _registro_entry(line: str, pats: dict[str, re.Pattern[str]],
                     aliases: Mapping[str, str]) -> RegistroEntry | None:
     """parse_registro_line(line, aliases=aliases) of a str, `pats` being _patterns(aliases)."""
-    if not _has_digit(line):
-        return None
-    text = _debullet(_unify_signs(_clean(line[:_MAX_LINE * 4])))
-    m = (pats["entry_a"].match(text) if text[:1] in "+-" else None) or pats["entry_b"].match(text)
-    if not m:
-        return None
-    try:
-        amount = _signed(m.group("amt"))
-    except ValueError:
-        return None
-    return _make_entry(amount=amount, resource=_canon(m.group("res"), aliases),
-                         label=_clean_label(m.group("label")), raw=line.strip())
+    entries = _part_entries(line, pats, aliases)
+    return entries[0] if entries else None
 
 
 def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIASES) -> RegistroEntry | None:
-    """One Registro entry: `-8 PV [Artigli Affilati di Hollow]`, `PE -5 (Freccia Sacra)`, `+4 PV (Cura)`.
+    """One Registro entry: `-8 PV [Artigli Affilati di Hollow]`, `PE -5 (Freccia Sacra)`, `+4 PV (Cura)`,
+    `Artigli: -8 PV`; the first one of a line holding several (`-8 PV -3 PE [Artigli]`).
 
     None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
     """
@@ -208,19 +278,22 @@ def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIA
 _ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)")
 
 
-def _registro_entries(text: str, aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
-    """Entries of one Registro line (several may share it, split by `;` or `,`), None if none parse."""
+def _read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[RegistroEntry], bool]:
+    """The entries of one Registro line (several may share it, split by `;` or `,`), and whether some part of
+    it looks like a change (a number next to a pool name) but could not be read."""
     text = _debullet(text)
     pats = _patterns(aliases)
-    entries = []
+    entries: list[RegistroEntry] = []
+    unread = False
     for p in (_ENTRY_SPLIT.split(text) if ";" in text or "," in text else (text,)):
         if not p.strip():
             continue
-        e = _registro_entry(p, pats, aliases)
-        if e is None:
-            return None
-        entries.append(e)
-    return entries or None
+        found = _part_entries(p, pats, aliases)
+        if found:
+            entries.extend(found)
+        elif not unread and _has_digit(p):
+            unread = pats["change"].match(_debullet(_unify_signs(_clean(p)))) is not None
+    return entries, unread
 
 
 def _pick_sheet(links: Iterable[object], text_lines: Sequence[str], pattern: re.Pattern[str] | None) -> str | None:
@@ -562,6 +635,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
     strength: dict[str, int] = {}  # how schema-like the line each pool/stat was read from (see _strength)
     character: str | None = None
     in_registro = False
+    registro_unread = False  # a Registro line looked like a change but was not read
     for raw_line in raw_lines:
         n = len(raw_line)
         if n > _MAX_LINE and (n > _MAX_LINE * 4 or ("[" not in raw_line and "<" not in raw_line)):
@@ -580,16 +654,19 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
                 registro = registro if registro is not None else []
                 rest = head.group("rest").strip()
                 if rest and not _EMPTY_REGISTRO.match(rest):
-                    entries = _registro_entries(rest, aliases)
-                    if entries:
-                        registro.extend(entries)
+                    entries, unread = _read_registro(rest, aliases)
+                    registro.extend(entries)
+                    registro_unread = registro_unread or unread
                 continue
         if in_registro:
             if _EMPTY_REGISTRO.match(line):
                 continue
-            entries = _registro_entries(line, aliases)
-            if entries:
+            entries, unread = _read_registro(line, aliases)
+            if entries or unread:
+                # a change that could not be read ("8 PV [Artigli]": no sign) stays in the Registro: never a
+                # pool reading, and the Registro is incomplete
                 registro.extend(entries)  # type: ignore[union-attr]
+                registro_unread = registro_unread or unread
                 continue
             in_registro = False  # the next section starts
         if len(line) > _MAX_LINE or not digits or not _has_digit(line):
@@ -613,8 +690,9 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         pools, pool_level, line_stats, stat_level, any_stats = values
         # the first reading stands unless a later line looks more like a schema (see _strength)
         for name, res in pools:
-            if name in resources and strength.get(name, 2) >= pool_level:
-                continue
+            if name in resources and (strength.get(name, 2) >= pool_level or (
+                    res.max is None and resources[name].max is not None)):
+                continue  # nor does a partial reading ("PV: 36") replace a complete one ("PV 44/52")
             resources[name] = res
             strength[name] = pool_level
         for name, st in line_stats:
@@ -635,8 +713,8 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
             missing.append(pool)
     if not stats:
         missing.append("stats")
-    if registro is None:
-        missing.append("registro")
+    if registro is None or registro_unread:
+        missing.append("registro")  # none, or some change in it not read (the entries read are kept)
     return _post_schema(sheet_url=sheet_url, resources=resources, stats=stats,
                       registro=tuple(registro) if registro is not None else None,
                       missing=tuple(missing), character=character)

@@ -267,3 +267,91 @@ def test_typographic_signs_in_registro(line, entry):
     e = parse_registro_line(line)
     assert (e.amount, e.resource, e.label) == entry
     assert [(e.amount, e.resource, e.label) for e in parse_schema("Registro:\n" + line).registro] == [entry]
+
+
+def _entries(schema):
+    return [(e.amount, e.resource, e.label) for e in schema.registro]
+
+
+def test_an_unsigned_registro_line_is_not_the_pool():
+    schema = parse_schema("Stato: PV 44/52 | PE 37/40\nRegistro:\n8 PV [Artigli]")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(37, 40)}
+    assert schema.registro == () and "registro" in schema.missing  # a change was written, not read
+    schema = parse_schema("[b]Stato:[/b] PV 44/52\nRegistro:\n8 PV [Artigli di Hollow]")
+    assert schema.resources == {"PV": Resource(44, 52)} and "registro" in schema.missing
+
+
+def test_a_partial_pool_reading_does_not_replace_a_complete_one():
+    schema = parse_schema("Stato: PV 44/52\nPV: 36")
+    assert schema.resources == {"PV": Resource(44, 52)}
+    schema = parse_schema("Stato: PV 44\nPV: 36/52")
+    assert schema.resources == {"PV": Resource(36, 52)}
+
+
+def test_a_complete_pool_line_ends_the_registro():
+    schema = parse_schema("Registro: -8 PV [Artigli]\nPV 36/52")
+    assert schema.resources == {"PV": Resource(36, 52)}
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("text", [
+    "PV 44/52\nTecniche: Sonido (5 PE), Cero (10 PE)",
+    "PV 44/52\nSonido: costo 5 PE",
+])
+def test_technique_costs_are_not_the_pool(text):
+    schema = parse_schema(text)
+    assert schema.resources == {"PV": Resource(44, 52)} and "PE" in schema.missing
+
+
+def test_a_registro_amount_is_not_the_pool():
+    schema = parse_schema("Condizioni fisiche: PV 44/52, PE 37/40\nRegistro:\n-8 PV [Artigli]\n3 PE [Sonido]")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(37, 40)}
+    assert _entries(schema) == [(-8, "PV", "Artigli")]
+    assert "registro" in schema.missing  # "3 PE [Sonido]": its sign is not guessed
+
+
+@pytest.mark.parametrize("text, entries", [
+    ("Registro:\nArtigli di Hollow: -8 PV\nSonido: -3 PE", [(-8, "PV", "Artigli di Hollow"), (-3, "PE", "Sonido")]),
+    ("Registro:\n1) -8 PV [Artigli]\n2) -3 PE [Sonido]", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n1. -8 PV [Artigli]\n2. PE -3 (Sonido)", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n1- -8 PV [Artigli]\n2- Sonido: -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n- Artigli: -8 PV\n- Sonido: -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n[Artigli] -8 PV\n[Sonido] -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro: Artigli: -8 PV, Sonido: -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+])
+def test_label_first_and_numbered_registro(text, entries):
+    schema = parse_schema(text)
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("text, entries", [
+    ("Registro:\n-8 PV -3 PE [Artigli]", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\n-8 PV [Artigli] -3 PE [Sonido]", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n-8 PV e -3 PE [Artigli]", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\n-8 PV / -3 PE [Artigli]", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\nArtigli: -8 PV e -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\n-8 PV [Artigli] -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "")]),
+    # a change inside the label's brackets is the label's
+    ("Registro:\n-8 PV [Artigli -3 PE]", [(-8, "PV", "Artigli -3 PE")]),
+])
+def test_several_changes_on_one_registro_line(text, entries):
+    schema = parse_schema(text)
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+def test_parse_registro_line_gives_the_first_of_several():
+    e = parse_registro_line("-8 PV -3 PE [Artigli]")
+    assert (e.amount, e.resource, e.label, e.raw) == (-8, "PV", "Artigli", "-8 PV -3 PE [Artigli]")
+    e = parse_registro_line("Artigli di Hollow: -8 PV")
+    assert (e.amount, e.resource, e.label) == (-8, "PV", "Artigli di Hollow")
+    assert parse_registro_line("Registro: -8 PV") is None  # the section's head is no label
+    assert parse_registro_line("Hollow perde -8 PV") is None
+
+
+def test_unread_registro_changes_keep_what_was_read():
+    schema = parse_schema("Registro:\n-8 PV [Artigli]; 3 PE [Sonido]\n-1,5 PV [Veleno]\n+2 PE [Cura]")
+    assert _entries(schema) == [(-8, "PV", "Artigli"), (2, "PE", "Cura")]
+    assert schema.missing == ("sheet_url", "PV", "PE", "stats", "registro")
+    # lines that are no change end the Registro without marking it incomplete
+    schema = parse_schema("Registro:\n-8 PV [Artigli]\nAttacco [Catena Stellare] [Cosmo 150] (Elettra vs Orione)")
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing
