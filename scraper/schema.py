@@ -79,7 +79,10 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             rf"(?![{_W}])", re.IGNORECASE),
         "stat": re.compile(
             rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>\d{{1,5}})(?![\d.,]\d)"
-            rf"(?:\s*[(\[]\s*(?P<bonus>[+-]?\s*\d{{1,5}})\s*[)\]])?",
+            # the bonus in brackets "(+1)", "[+1]", "(1)", or signed without them "5 + 1", "5 +1" (not a modifier
+            # "+2 [Arma]", a fraction, a die)
+            rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*\d))(?P<bonus>[+-]?\s*\d{{1,5}})"
+            rf"(?(o)\s*[)\]]|(?![\d.,]\d|\d|\s*[\[/]|[dD]\d)))?",
             re.IGNORECASE),
         # A table cell holding only a pool or stat name: its value is in the next cell (next line).
         "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),

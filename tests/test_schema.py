@@ -355,3 +355,18 @@ def test_unread_registro_changes_keep_what_was_read():
     # lines that are no change end the Registro without marking it incomplete
     schema = parse_schema("Registro:\n-8 PV [Artigli]\nAttacco [Catena Stellare] [Cosmo 150] (Elettra vs Orione)")
     assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("line, stats", [
+    ("Forza 5 + 1", {"Forza": Stat(5, 1)}),
+    ("Forza: 5 +1", {"Forza": Stat(5, 1)}),
+    ("Forza 5 -1 | Mente 4 + 2", {"Forza": Stat(5, -1), "Mente": Stat(4, 2)}),
+    ("Forza 5 \u2212 1", {"Forza": Stat(5, -1)}),
+    # a modifier, a fraction or a die after the base is not its bonus
+    ("Forza 5 +2 [Arma]", {"Forza": Stat(5, 0)}),
+    ("Forza 5 +1/2", {"Forza": Stat(5, 0)}),
+    ("Forza 5 +1d6", {"Forza": Stat(5, 0)}),
+    ("Forza 5 - Destrezza 6", {"Forza": Stat(5, 0), "Destrezza": Stat(6, 0)}),
+])
+def test_signed_bonus_without_brackets(line, stats):
+    assert parse_schema(line).stats == stats
