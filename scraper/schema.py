@@ -37,9 +37,21 @@ STAT_NAMES: tuple[str, ...] = (
     "Resistenza", "Reattività", "Agilità", "Velocità", "Percezione", "Spirito", "Tempra", "Riflessi",
     "Precisione", "Reiatsu", "Concentrazione", "Fortuna", "Vigore", "Intuito", "Tecnica", "Potere",
 )
+# Italian keyboards without accented capitals (and hurried typists) write a final accent as an apostrophe
+# ("Velocita'") or drop it ("Velocita"): every name ending in an accented vowel is also known so.
+_ACCENT_OF = {"a": "à", "e": "è", "i": "ì", "o": "ò", "u": "ù", "A": "À", "E": "È", "I": "Ì", "O": "Ò", "U": "Ù"}
+_PLAIN_OF = {"à": "a", "è": "e", "é": "e", "ì": "i", "ò": "o", "ó": "o", "ù": "u"}
 _STAT_CANON = {n.lower(): n for n in STAT_NAMES}
-_STAT_CANON.update({"volonta": "Volontà", "volonta'": "Volontà", "reattivita": "Reattività",
-                    "reattivita'": "Reattività", "agilita": "Agilità", "velocita": "Velocità"})
+for _n in STAT_NAMES:
+    if _n[-1] in _PLAIN_OF:
+        for _tail in ("", "'", "\u2019"):
+            _STAT_CANON[_n[:-1].lower() + _PLAIN_OF[_n[-1]] + _tail] = _n
+_APOSTROPHE_ACCENT = re.compile("([AEIOUaeiou])['\u2019](?![A-Za-zÀ-ÖØ-öø-ÿ])")
+
+
+def _accent(name: str) -> str:
+    """`name` with a final vowel's apostrophe as its accent: "Abilita'" → "Abilità"."""
+    return _APOSTROPHE_ACCENT.sub(lambda m: _ACCENT_OF[m.group(1)], name) if "'" in name or "\u2019" in name else name
 
 _W = r"A-Za-zÀ-ÖØ-öø-ÿ"  # letters, with the accented ones Italian uses
 
@@ -87,7 +99,8 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
         # A table cell holding only a pool or stat name: its value is in the next cell (next line).
         "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),
         "stat_any": re.compile(
-            rf"(?<![{_W}])(?P<name>[A-ZÀ-Ý][{_W}']{{2,30}}(?: [A-ZÀ-Ý][{_W}']{{2,30}})?)\s*(?::\s*)?(?P<base>\d{{1,5}})"
+            rf"(?<![{_W}])(?P<name>[A-ZÀ-Ý][{_W}'\u2019]{{2,30}}(?: [A-ZÀ-Ý][{_W}'\u2019]{{2,30}})?)\s*(?::\s*)?"
+            rf"(?P<base>\d{{1,5}})"
             rf"\s*\(\s*(?P<bonus>[+-]\s*\d{{1,5}})\s*\)"),
         # Registro entries, sign first ("-8 PV [..]", "-5 PE: Freccia Sacra") or pool first ("PE -5 (..)")
         "entry_a": re.compile(
@@ -413,7 +426,7 @@ _PLAIN_ALIAS = re.compile(rf"[{_W}]+(?: [{_W}]+)*")
 _DIGIT_RUN = re.compile(r"\d+")
 _BONUS_OPEN = re.compile(r"\(\s*[+-]")  # what every `Nome N (+M)` holds
 # A stat name starts a letter run that is one of these ("volonta'" starts the run "volonta").
-_STAT_RUNS = frozenset(k.rstrip("'") for k in _STAT_CANON)
+_STAT_RUNS = frozenset(k.rstrip("'\u2019") for k in _STAT_CANON)
 # The two commonest schema lines, whole: one pool ("pv: 44/52", "punti vita 30 su 48") or one stat
 # ("forza 5 (+1)", "mente: 250"), lowercased. What the general reading gives them is known (see _line_values).
 _ONE_POOL = re.compile(rf"(?P<name>{_alias_pattern(RESOURCE_ALIASES)}) *:? *(?P<cur>[0-9]{{1,6}})"
@@ -585,7 +598,7 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
     for m in (pats["stat_any"].finditer(line) if "(" in line and _BONUS_OPEN.search(line) else ()):
         if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
             continue
-        name = " ".join(m.group("name").split())
+        name = _accent(" ".join(m.group("name").split()))
         if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in seen:
             continue
         seen.add(name)

@@ -370,3 +370,17 @@ def test_unread_registro_changes_keep_what_was_read():
 ])
 def test_signed_bonus_without_brackets(line, stats):
     assert parse_schema(line).stats == stats
+
+
+@pytest.mark.parametrize("line, stats", [
+    ("Agilita' 4 (+1)", {"Agilità": Stat(4, 1)}),
+    ("Velocita' 4 (+1)", {"Velocità": Stat(4, 1)}),
+    ("Velocita\u2019 4 (+1)", {"Velocità": Stat(4, 1)}),
+    ("VELOCITA' 3", {"Velocità": Stat(3, 0)}),
+    ("Forza 5 (+1) Agilita' 4 (+1)", {"Forza": Stat(5, 1), "Agilità": Stat(4, 1)}),
+    ("Reattivita 5", {"Reattività": Stat(5, 0)}),
+    # names outside the table too, in the full form
+    ("Abilita' 3 (+1)", {"Abilità": Stat(3, 1)}),
+])
+def test_apostrophe_for_accent_in_stat_names(line, stats):
+    assert parse_schema(line).stats == stats

@@ -14,7 +14,7 @@ from scraper.schema import (RESOURCE_ALIASES, _BULLET, _CACHE_MAX, _EMPTY_REGIST
                             _MAX_LINE, _NAME, _NO_VALUES, _REGISTRO_HEAD, _STAT_CANON, _STAT_WORDS, _WORD,
                             _action_spans, _canon, _first_words, _has_digit, _is_calc, _join_cells, _patterns,
                             _pick_sheet, _signed, _strength, _unify_signs,
-                            _core_entries, _depth0)
+                            _core_entries, _depth0, _accent)
 
 # --- the reference: scraper/schema.py before the fast paths (commit 892bf4a), names prefixed `ref` ---
 
@@ -131,7 +131,7 @@ def ref_line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: fro
     for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
         if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
             continue
-        name = " ".join(m.group("name").split())
+        name = _accent(" ".join(m.group("name").split()))  # changed 2026-12-01: "Abilita'" is "Abilità"
         if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in seen:
             continue
         seen.add(name)
@@ -268,6 +268,7 @@ texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 lines = st.lists(st.sampled_from([p for p in PIECES if p not in ("\n", "\n\n", "\r\n", "\u2028")]),
                  max_size=16).map("".join)
 NAMES = ["PV", "Punti Vita", "punti salute", "PE", "Cosmo", "PF", "PD", "hp", "Forza", "Volontà", "volonta'",
+         "Velocita’", "Abilita'",
          "Mente", "Reattività", "Tizio", "Mana", "Punti Danno"]
 SEPS = ["", " ", ": ", ":", " :  ", " = ", " | ", "-"]
 NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5"]
