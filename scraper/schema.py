@@ -143,7 +143,11 @@ _BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z]
 _LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
 _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
                    re.IGNORECASE)
-_URL_IN_TEXT = re.compile(r"(?i)scheda\W{0,20}(https?://[^\s\"'<>\]]{1,500})")
+# "Scheda: URL", "Scheda PG: URL", "Scheda del personaggio: URL", "Link scheda: URL", "Scheda: [url]URL[/url]"
+# (up to two short words between), or "[url=URL]Scheda …[/url]".
+_URL_IN_TEXT = re.compile(
+    r"(?i)scheda(?:\W{1,5}[A-Za-zÀ-ÖØ-öø-ÿ]{1,20}){0,2}?\W{0,20}(?:\[url\])?(https?://[^\s\"'<>\[\]]{1,500})"
+    r"|\[url=[\"']?(https?://[^\s\"'<>\[\]]{1,500})[\"']?\][^\[\]]{0,40}?scheda")
 _DIGITS = "0123456789"
 # A line after the first that starts with a value cell's first character (see _join_cells): str.splitlines's
 # line breaks, then one of _DIGITS_SIGNS.
@@ -331,10 +335,10 @@ def _pick_sheet(links: Iterable[object], text_lines: Sequence[str], pattern: re.
         elif "scheda" in href.lower() or "scheda" in text.lower() or "sheet" in href.lower():
             return href
     for line in text_lines:
-        if "cheda" in line:
+        if "cheda" in line or "CHEDA" in line:
             m = _URL_IN_TEXT.search(line)
             if m:
-                return m.group(1).rstrip(".,;)")
+                return (m.group(1) or m.group(2)).rstrip(".,;)")
     return None
 
 
@@ -642,7 +646,8 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         if _JOIN_GATE.search(text):  # some line after the first starts as a value cell does
             raw_lines = _join_cells(raw_lines, pats["name_cell"])
         if sheet_url is None:
-            sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000] if "cheda" in text else (),
+            sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000]
+                                    if "cheda" in text or "CHEDA" in text else (),
                                     pattern)
 
     resources: dict[str, Resource] = {}

@@ -384,3 +384,21 @@ def test_signed_bonus_without_brackets(line, stats):
 ])
 def test_apostrophe_for_accent_in_stat_names(line, stats):
     assert parse_schema(line).stats == stats
+
+
+@pytest.mark.parametrize("text", [
+    "Scheda PG: https://x.forumfree.it/?t=101\nPV 44/52",
+    "Scheda personaggio: https://x.forumfree.it/?t=101",
+    "Scheda del personaggio: https://x.forumfree.it/?t=101",
+    "Link scheda: https://x.forumfree.it/?t=101",
+    "SCHEDA PG: https://x.forumfree.it/?t=101.",
+    "Scheda: [url]https://x.forumfree.it/?t=101[/url]\nPV 44/52",
+    "[url=https://x.forumfree.it/?t=101]Scheda[/url]\nPV 44/52",
+    "[url=\"https://x.forumfree.it/?t=101\"]La mia scheda[/url]",
+])
+def test_sheet_link_written_in_the_text(text):
+    assert parse_schema(text).sheet_url == "https://x.forumfree.it/?t=101"
+
+
+def test_a_sheet_word_far_from_a_link_is_not_the_sheet():
+    assert parse_schema("La scheda non è aggiornata da mesi, https://x.it/?t=5\nPV 44/52").sheet_url is None
