@@ -183,6 +183,12 @@ def _signed(text: str) -> int:
 
 def _clean_label(label: str) -> str:
     label = label.strip(" \t.,;:-")
+    close = _CLOSER.get(label[:1])
+    if close is not None:
+        # "[Sonido] (costo 3)": the first group loses its brackets, what follows it is kept
+        k = label.find(close, 1)
+        if k > 0 and (close == label[0] or label.find(label[0], 1, k) < 0) and label[k + 1:].strip():
+            return " ".join(p for p in (label[1:k].strip(), label[k + 1:].strip()) if p)
     if len(label) > 1 and label[0] in _LABEL_OPEN and label[-1] in _LABEL_CLOSE and "\n" not in label:
         return label[1:-1].strip()  # what _LABEL_WRAP gives a wrapped label that cannot end with "."
     if label[:1] in _LABEL_OPEN:  # what _LABEL_WRAP needs first
@@ -193,6 +199,7 @@ def _clean_label(label: str) -> str:
 
 
 _LABEL_OPEN = frozenset("[(«\"'")
+_CLOSER = {"[": "]", "(": ")", "«": "»", '"': '"', "'": "'"}
 _LABEL_CLOSE = frozenset("])»\"'")
 _BULLET_START = frozenset("•*·▪►>-")
 

@@ -402,3 +402,13 @@ def test_sheet_link_written_in_the_text(text):
 
 def test_a_sheet_word_far_from_a_link_is_not_the_sheet():
     assert parse_schema("La scheda non è aggiornata da mesi, https://x.it/?t=5\nPV 44/52").sheet_url is None
+
+
+@pytest.mark.parametrize("line, label", [
+    ("-3 PE [Sonido] (costo 3)", "Sonido (costo 3)"),
+    ("-10 PV [Artigli] (dimezzati: -5)", "Artigli (dimezzati: -5)"),
+    ("-8 PV [Artigli]", "Artigli"),
+    ("-8 PV [Artigli [x2]]", "Artigli [x2]"),
+])
+def test_label_with_a_trailing_note(line, label):
+    assert parse_registro_line(line).label == label

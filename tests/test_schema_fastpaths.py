@@ -21,8 +21,17 @@ from scraper.schema import (RESOURCE_ALIASES, _BULLET, _CACHE_MAX, _EMPTY_REGIST
 _HINTS = ("egistro", "EGISTRO", "cheda", "CHEDA")
 
 
+_REF_FIRST_GROUP = [re.compile(rf"{re.escape(o)}([^{re.escape(o + c)}]*){re.escape(c)}(.*\S.*)", re.DOTALL)
+                    for o, c in ("[]", "()", "«»", '""', "''")]
+
+
 def ref_clean_label(label: str) -> str:
     label = label.strip(" \t.,;:-")
+    # changed 2026-12-01: a first group followed by more text ("[Sonido] (costo 3)") loses only its brackets
+    for pat in _REF_FIRST_GROUP:
+        m = pat.fullmatch(label)
+        if m:
+            return " ".join(p for p in (m.group(1).strip(), m.group(2).strip()) if p)
     m = _LABEL_WRAP.match(label)
     if m:
         label = m.group(1)
