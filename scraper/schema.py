@@ -278,7 +278,8 @@ def _part_entries(line: str, pats: dict[str, re.Pattern[str]],
         # the common case: one change, its label after it (one more change after it: several; the "-" the
         # pattern takes as a separator may be the next change's sign, "-8 PV -3 PE")
         tail = text[max(m.end("amt"), m.end("res")):]
-        if not _has_digit(label) or not any(_depth0(tail, c.start()) for c in pats["core"].finditer(tail)):
+        if ("-" not in tail and "+" not in tail) or not any(  # a change has a sign
+                _depth0(tail, c.start()) for c in pats["core"].finditer(tail)):
             return [_make_entry(amount=_signed(m.group("amt")), resource=_canon(m.group("res"), aliases),
                                 label=_clean_label(label), raw=line.strip())]
     return _core_entries(text, pats, aliases, line.strip())
