@@ -37,11 +37,36 @@ STAT_NAMES: tuple[str, ...] = (
     "Resistenza", "Reattività", "Agilità", "Velocità", "Percezione", "Spirito", "Tempra", "Riflessi",
     "Precisione", "Reiatsu", "Concentrazione", "Fortuna", "Vigore", "Intuito", "Tecnica", "Potere",
 )
+# Italian keyboards without accented capitals (and hurried typists) write a final accent as an apostrophe
+# ("Velocita'") or drop it ("Velocita"): every name ending in an accented vowel is also known so.
+_ACCENT_OF = {"a": "à", "e": "è", "i": "ì", "o": "ò", "u": "ù", "A": "À", "E": "È", "I": "Ì", "O": "Ò", "U": "Ù"}
+_PLAIN_OF = {"à": "a", "è": "e", "é": "e", "ì": "i", "ò": "o", "ó": "o", "ù": "u"}
 _STAT_CANON = {n.lower(): n for n in STAT_NAMES}
-_STAT_CANON.update({"volonta": "Volontà", "volonta'": "Volontà", "reattivita": "Reattività",
-                    "reattivita'": "Reattività", "agilita": "Agilità", "velocita": "Velocità"})
+for _n in STAT_NAMES:
+    if _n[-1] in _PLAIN_OF:
+        for _tail in ("", "'", "\u2019"):
+            _STAT_CANON[_n[:-1].lower() + _PLAIN_OF[_n[-1]] + _tail] = _n
+_APOSTROPHE_ACCENT = re.compile("([AEIOUaeiou])['\u2019](?![A-Za-zÀ-ÖØ-öø-ÿ])")
+
+
+def _accent(name: str) -> str:
+    """`name` with a final vowel's apostrophe as its accent: "Abilita'" → "Abilità"."""
+    return _APOSTROPHE_ACCENT.sub(lambda m: _ACCENT_OF[m.group(1)], name) if "'" in name or "\u2019" in name else name
 
 _W = r"A-Za-zÀ-ÖØ-öø-ÿ"  # letters, with the accented ones Italian uses
+
+# Typographic minus, dashes and fullwidth/small signs read as "-"/"+" on every line, with or without markup
+# (clean_markup unifies only the lines it cleans, and not all of these).
+_SIGN_TABLE = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"}
+                            | {"\ufe62": "+", "\uff0b": "+"})
+_ODD_SIGN = re.compile("[\u2010-\u2015\u2212\ufe62\ufe63\uff0b\uff0d]")
+
+
+def _unify_signs(text: str) -> str:
+    """`text` with the signs of _SIGN_TABLE as ASCII "-"/"+" (same length); ASCII text is returned as is."""
+    if text.isascii() or _ODD_SIGN.search(text) is None:
+        return text
+    return text.translate(_SIGN_TABLE)
 _MAX_LINE = 300  # schema lines are short; prose paragraphs are skipped for pools and stats
 
 
@@ -54,23 +79,28 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
     alias = _alias_pattern(aliases)
     stat = "(?:" + "|".join(sorted((re.escape(k) for k in _STAT_CANON), key=len, reverse=True)) + ")"
     pats = {
-        # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44"
+        # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44", "PV: -3/52"; not "PE -6 (Freccia)" (a change: a
+        # negative value needs its max) and "PV -3/52" is -3 (a "-" is a separator only before a space)
         "pool": re.compile(
-            rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=\-|]\s*)?(?P<cur>-?\d{{1,6}})"
+            rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?!\d)\s*)?(?P<cur>\d{{1,6}}|-\d{{1,6}}(?=\s*(?:/|su|di)\s*\d))"
             rf"(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?(?![\d{_W}])",
             re.IGNORECASE),
-        # "44/52 PV"
+        # "44/52 PV"; a bare "5 PE" is an amount (a cost "(5 PE)", a change "8 PV [Artigli]"), never the pool
         "pool_after": re.compile(
-            rf"(?<![\d+\-{_W}])(?P<cur>\d{{1,6}})(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?\s*(?P<name>{alias})"
+            rf"(?<![\d+\-{_W}])(?P<cur>\d{{1,6}})\s*(?:/|su|di)\s*(?P<max>\d{{1,6}})\s*(?P<name>{alias})"
             rf"(?![{_W}])", re.IGNORECASE),
         "stat": re.compile(
             rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>\d{{1,5}})(?![\d.,]\d)"
-            rf"(?:\s*[(\[]\s*(?P<bonus>[+-]?\s*\d{{1,5}})\s*[)\]])?",
+            # the bonus in brackets "(+1)", "[+1]", "(1)", or signed without them "5 + 1", "5 +1" (not a modifier
+            # "+2 [Arma]", a fraction, a die)
+            rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*\d))(?P<bonus>[+-]?\s*\d{{1,5}})"
+            rf"(?(o)\s*[)\]]|(?![\d.,]\d|\d|\s*[\[/]|[dD]\d)))?",
             re.IGNORECASE),
         # A table cell holding only a pool or stat name: its value is in the next cell (next line).
         "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),
         "stat_any": re.compile(
-            rf"(?<![{_W}])(?P<name>[A-ZÀ-Ý][{_W}']{{2,30}}(?: [A-ZÀ-Ý][{_W}']{{2,30}})?)\s*(?::\s*)?(?P<base>\d{{1,5}})"
+            rf"(?<![{_W}])(?P<name>[A-ZÀ-Ý][{_W}'\u2019]{{2,30}}(?: [A-ZÀ-Ý][{_W}'\u2019]{{2,30}})?)\s*(?::\s*)?"
+            rf"(?P<base>\d{{1,5}})"
             rf"\s*\(\s*(?P<bonus>[+-]\s*\d{{1,5}})\s*\)"),
         # Registro entries, sign first ("-8 PV [..]", "-5 PE: Freccia Sacra") or pool first ("PE -5 (..)")
         "entry_a": re.compile(
@@ -78,6 +108,17 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             re.IGNORECASE),
         "entry_b": re.compile(
             rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*\d{{1,6}})(?!\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
+            re.IGNORECASE),
+        # One change anywhere in a Registro line ("-8 PV", "PE -5"): a line holding several is split at them.
+        "core": re.compile(
+            rf"(?P<amt>[+-]\s*\d{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
+            rf"|(?<![{_W}])(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*\d{{1,6}})(?!\s*/)",
+            re.IGNORECASE),
+        # What looks like a change at the start of a Registro line (after a "Label:"): a number next to a pool
+        # name ("8 PV [Artigli]", "-1,5 PV", "PV: 36"), not a complete pool reading ("PV 36/52", "36/52 PV").
+        "change": re.compile(
+            rf"(?:[^:\[\]\d]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
+            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,6}}(?![0-9])(?!\s*(?:/|su|di)\s*\d))",
             re.IGNORECASE),
     }
     # Case-sensitive twins run on the lowercased line: IGNORECASE on non-ASCII text is about twice as slow.
@@ -96,11 +137,17 @@ _EMPTY_REGISTRO = re.compile(
     re.IGNORECASE)
 # A dash is a bullet only before a signed amount ("- -2 PE") or a word ("- PE -5"): "- 8 PV [Artigli]" in a
 # Registro is a loss of 8, written with a space after its minus.
-_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z]))\s*")
+# Numbered items: "1)", "1.", "1-" before a space (and "1-" only before a signed amount, a word or a "[").
+_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z])|\d{1,2}[.)](?=\s)"
+                     r"|\d{1,2}-(?=\s+(?:[+-]\s*\d|[A-Za-z\[])))\s*")
 _LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
 _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
                    re.IGNORECASE)
-_URL_IN_TEXT = re.compile(r"(?i)scheda\W{0,20}(https?://[^\s\"'<>\]]{1,500})")
+# "Scheda: URL", "Scheda PG: URL", "Scheda del personaggio: URL", "Link scheda: URL", "Scheda: [url]URL[/url]"
+# (up to two short words between), or "[url=URL]Scheda …[/url]".
+_URL_IN_TEXT = re.compile(
+    r"(?i)scheda(?:\W{1,5}[A-Za-zÀ-ÖØ-öø-ÿ]{1,20}){0,2}?\W{0,20}(?:\[url\])?(https?://[^\s\"'<>\[\]]{1,500})"
+    r"|\[url=[\"']?(https?://[^\s\"'<>\[\]]{1,500})[\"']?\][^\[\]]{0,40}?scheda")
 _DIGITS = "0123456789"
 # A line after the first that starts with a value cell's first character (see _join_cells): str.splitlines's
 # line breaks, then one of _DIGITS_SIGNS.
@@ -136,6 +183,12 @@ def _signed(text: str) -> int:
 
 def _clean_label(label: str) -> str:
     label = label.strip(" \t.,;:-")
+    close = _CLOSER.get(label[:1])
+    if close is not None:
+        # "[Sonido] (costo 3)": the first group loses its brackets, what follows it is kept
+        k = label.find(close, 1)
+        if k > 0 and (close == label[0] or label.find(label[0], 1, k) < 0) and label[k + 1:].strip():
+            return " ".join(p for p in (label[1:k].strip(), label[k + 1:].strip()) if p)
     if len(label) > 1 and label[0] in _LABEL_OPEN and label[-1] in _LABEL_CLOSE and "\n" not in label:
         return label[1:-1].strip()  # what _LABEL_WRAP gives a wrapped label that cannot end with "."
     if label[:1] in _LABEL_OPEN:  # what _LABEL_WRAP needs first
@@ -146,6 +199,7 @@ def _clean_label(label: str) -> str:
 
 
 _LABEL_OPEN = frozenset("[(«\"'")
+_CLOSER = {"[": "]", "(": ")", "«": "»", '"': '"', "'": "'"}
 _LABEL_CLOSE = frozenset("])»\"'")
 _BULLET_START = frozenset("•*·▪►>-")
 
@@ -160,29 +214,87 @@ def _clean(text: str) -> str:
 
 
 def _debullet(text: str) -> str:
-    # _BULLET only matches text that starts with a space, a bullet or a dash
-    return _BULLET.sub("", text) if text[:1] in _BULLET_START or text[:1].isspace() else text
+    # _BULLET only matches text that starts with a space, a bullet, a dash or a digit
+    return _BULLET.sub("", text) if text[:1] in _BULLET_START or text[:1].isspace() or text[:1] in _DIGITS else text
+
+
+def _depth0(text: str, pos: int) -> bool:
+    """Whether `pos` is outside every [...] and (...) of `text`."""
+    return text.count("[", 0, pos) <= text.count("]", 0, pos) and text.count("(", 0, pos) <= text.count(")", 0, pos)
+
+
+# The connectors between two changes of one line ("-8 PV e -3 PE [Artigli]", "-8 PV / -3 PE").
+_GAP_EDGE = re.compile(r"^(?:[\s,;/|&+]|(?:e|ed)(?=\s))+|(?:[\s,;/|&+]|(?<=\s)(?:ed|e))+$", re.IGNORECASE)
+
+
+def _core_entries(text: str, pats: dict[str, re.Pattern[str]], aliases: Mapping[str, str],
+                  raw: str) -> list[RegistroEntry] | None:
+    """The entries of a Registro part holding several changes or a label written first: `-8 PV -3 PE [Artigli]`
+    (both Artigli), `-8 PV [Artigli] -3 PE [Sonido]`, `Artigli di Hollow: -8 PV`, `[Artigli] -8 PV`. Only
+    changes outside brackets count. None when the part is not made of entries."""
+    cores = [m for m in pats["core"].finditer(text) if _depth0(text, m.start())]
+    if not cores:
+        return None
+    head = text[:cores[0].start()].strip()
+    # A label first: "Label:" or a whole "[Label]"; anything else before the first change is not a Registro entry
+    prefix = bool(head)
+    if prefix and (not (head.endswith(":") or (head[0] in _LABEL_OPEN and head[-1] in _LABEL_CLOSE))
+                   or _REGISTRO_HEAD.match(head)):
+        return None  # "Registro: -8 PV" is the section's head, not a label
+    n = len(cores)
+    pre = [""] * n
+    post = [""] * n
+    pre[0] = head
+    for i in range(1, n + 1):
+        gap = _GAP_EDGE.sub("", text[cores[i - 1].end():cores[i].start() if i < n else len(text)])
+        if i < n and (prefix or gap.endswith(":")):
+            pre[i] = gap  # "Label: -8 PV, Sonido: -3 PE": the label of the next change
+        else:
+            post[i - 1] = gap
+    labels = [" ".join(x for x in (_clean_label(a), _clean_label(b)) if x) for a, b in zip(pre, post)]
+    # A change with no label of its own shares its neighbour's: the next one's ("-8 PV e -3 PE [Artigli]"),
+    # the previous one's when labels come first ("Artigli: -8 PV e -3 PE").
+    order = range(1, n) if prefix else range(n - 2, -1, -1)
+    for i in order:
+        if not labels[i]:
+            labels[i] = labels[i - 1] if prefix else labels[i + 1]
+    entries = []
+    for m, label in zip(cores, labels):
+        amt = m.group("amt") or m.group("amt2")
+        entries.append(_make_entry(amount=_signed(amt), resource=_canon(m.group("res") or m.group("res2"), aliases),
+                                   label=label, raw=raw))
+    return entries
+
+
+def _part_entries(line: str, pats: dict[str, re.Pattern[str]],
+                  aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
+    """The entries of one Registro part (a line, or a piece of it between `;`), None if it is none."""
+    if not _has_digit(line):
+        return None
+    text = _debullet(_unify_signs(_clean(line[:_MAX_LINE * 4])))
+    m = (pats["entry_a"].match(text) if text[:1] in "+-" else None) or pats["entry_b"].match(text)
+    if m:
+        label = m.group("label")
+        # the common case: one change, its label after it (one more change after it: several; the "-" the
+        # pattern takes as a separator may be the next change's sign, "-8 PV -3 PE")
+        tail = text[max(m.end("amt"), m.end("res")):]
+        if ("-" not in tail and "+" not in tail) or not any(  # a change has a sign
+                _depth0(tail, c.start()) for c in pats["core"].finditer(tail)):
+            return [_make_entry(amount=_signed(m.group("amt")), resource=_canon(m.group("res"), aliases),
+                                label=_clean_label(label), raw=line.strip())]
+    return _core_entries(text, pats, aliases, line.strip())
 
 
 def _registro_entry(line: str, pats: dict[str, re.Pattern[str]],
                     aliases: Mapping[str, str]) -> RegistroEntry | None:
     """parse_registro_line(line, aliases=aliases) of a str, `pats` being _patterns(aliases)."""
-    if not _has_digit(line):
-        return None
-    text = _debullet(_clean(line[:_MAX_LINE * 4]))
-    m = (pats["entry_a"].match(text) if text[:1] in "+-" else None) or pats["entry_b"].match(text)
-    if not m:
-        return None
-    try:
-        amount = _signed(m.group("amt"))
-    except ValueError:
-        return None
-    return _make_entry(amount=amount, resource=_canon(m.group("res"), aliases),
-                         label=_clean_label(m.group("label")), raw=line.strip())
+    entries = _part_entries(line, pats, aliases)
+    return entries[0] if entries else None
 
 
 def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIASES) -> RegistroEntry | None:
-    """One Registro entry: `-8 PV [Artigli Affilati di Hollow]`, `PE -5 (Freccia Sacra)`, `+4 PV (Cura)`.
+    """One Registro entry: `-8 PV [Artigli Affilati di Hollow]`, `PE -5 (Freccia Sacra)`, `+4 PV (Cura)`,
+    `Artigli: -8 PV`; the first one of a line holding several (`-8 PV -3 PE [Artigli]`).
 
     None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
     """
@@ -194,19 +306,22 @@ def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIA
 _ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)")
 
 
-def _registro_entries(text: str, aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
-    """Entries of one Registro line (several may share it, split by `;` or `,`), None if none parse."""
+def _read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[RegistroEntry], bool]:
+    """The entries of one Registro line (several may share it, split by `;` or `,`), and whether some part of
+    it looks like a change (a number next to a pool name) but could not be read."""
     text = _debullet(text)
     pats = _patterns(aliases)
-    entries = []
+    entries: list[RegistroEntry] = []
+    unread = False
     for p in (_ENTRY_SPLIT.split(text) if ";" in text or "," in text else (text,)):
         if not p.strip():
             continue
-        e = _registro_entry(p, pats, aliases)
-        if e is None:
-            return None
-        entries.append(e)
-    return entries or None
+        found = _part_entries(p, pats, aliases)
+        if found:
+            entries.extend(found)
+        elif not unread and _has_digit(p):
+            unread = pats["change"].match(_debullet(_unify_signs(_clean(p)))) is not None
+    return entries, unread
 
 
 def _pick_sheet(links: Iterable[object], text_lines: Sequence[str], pattern: re.Pattern[str] | None) -> str | None:
@@ -228,10 +343,10 @@ def _pick_sheet(links: Iterable[object], text_lines: Sequence[str], pattern: re.
         elif "scheda" in href.lower() or "scheda" in text.lower() or "sheet" in href.lower():
             return href
     for line in text_lines:
-        if "cheda" in line:
+        if "cheda" in line or "CHEDA" in line:
             m = _URL_IN_TEXT.search(line)
             if m:
-                return m.group(1).rstrip(".,;)")
+                return (m.group(1) or m.group(2)).rstrip(".,;)")
     return None
 
 
@@ -323,7 +438,7 @@ _PLAIN_ALIAS = re.compile(rf"[{_W}]+(?: [{_W}]+)*")
 _DIGIT_RUN = re.compile(r"\d+")
 _BONUS_OPEN = re.compile(r"\(\s*[+-]")  # what every `Nome N (+M)` holds
 # A stat name starts a letter run that is one of these ("volonta'" starts the run "volonta").
-_STAT_RUNS = frozenset(k.rstrip("'") for k in _STAT_CANON)
+_STAT_RUNS = frozenset(k.rstrip("'\u2019") for k in _STAT_CANON)
 # The two commonest schema lines, whole: one pool ("pv: 44/52", "punti vita 30 su 48") or one stat
 # ("forza 5 (+1)", "mente: 250"), lowercased. What the general reading gives them is known (see _line_values).
 _ONE_POOL = re.compile(rf"(?P<name>{_alias_pattern(RESOURCE_ALIASES)}) *:? *(?P<cur>[0-9]{{1,6}})"
@@ -495,7 +610,7 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
     for m in (pats["stat_any"].finditer(line) if "(" in line and _BONUS_OPEN.search(line) else ()):
         if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
             continue
-        name = " ".join(m.group("name").split())
+        name = _accent(" ".join(m.group("name").split()))
         if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in seen:
             continue
         seen.add(name)
@@ -539,7 +654,8 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         if _JOIN_GATE.search(text):  # some line after the first starts as a value cell does
             raw_lines = _join_cells(raw_lines, pats["name_cell"])
         if sheet_url is None:
-            sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000] if "cheda" in text else (),
+            sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000]
+                                    if "cheda" in text or "CHEDA" in text else (),
                                     pattern)
 
     resources: dict[str, Resource] = {}
@@ -548,12 +664,15 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
     strength: dict[str, int] = {}  # how schema-like the line each pool/stat was read from (see _strength)
     character: str | None = None
     in_registro = False
+    registro_unread = False  # a Registro line looked like a change but was not read
     for raw_line in raw_lines:
         n = len(raw_line)
         if n > _MAX_LINE and (n > _MAX_LINE * 4 or ("[" not in raw_line and "<" not in raw_line)):
             in_registro = False  # a prose paragraph: never schema, and it ends the Registro
             continue
         line = _clean(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
+        if digits and not line.isascii():
+            line = _unify_signs(line)  # "(−1)", "PV: −3/52": signs matter only next to digits
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue
@@ -564,16 +683,19 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
                 registro = registro if registro is not None else []
                 rest = head.group("rest").strip()
                 if rest and not _EMPTY_REGISTRO.match(rest):
-                    entries = _registro_entries(rest, aliases)
-                    if entries:
-                        registro.extend(entries)
+                    entries, unread = _read_registro(rest, aliases)
+                    registro.extend(entries)
+                    registro_unread = registro_unread or unread
                 continue
         if in_registro:
             if _EMPTY_REGISTRO.match(line):
                 continue
-            entries = _registro_entries(line, aliases)
-            if entries:
+            entries, unread = _read_registro(line, aliases)
+            if entries or unread:
+                # a change that could not be read ("8 PV [Artigli]": no sign) stays in the Registro: never a
+                # pool reading, and the Registro is incomplete
                 registro.extend(entries)  # type: ignore[union-attr]
+                registro_unread = registro_unread or unread
                 continue
             in_registro = False  # the next section starts
         if len(line) > _MAX_LINE or not digits or not _has_digit(line):
@@ -597,8 +719,9 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         pools, pool_level, line_stats, stat_level, any_stats = values
         # the first reading stands unless a later line looks more like a schema (see _strength)
         for name, res in pools:
-            if name in resources and strength.get(name, 2) >= pool_level:
-                continue
+            if name in resources and (strength.get(name, 2) >= pool_level or (
+                    res.max is None and resources[name].max is not None)):
+                continue  # nor does a partial reading ("PV: 36") replace a complete one ("PV 44/52")
             resources[name] = res
             strength[name] = pool_level
         for name, st in line_stats:
@@ -619,8 +742,8 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
             missing.append(pool)
     if not stats:
         missing.append("stats")
-    if registro is None:
-        missing.append("registro")
+    if registro is None or registro_unread:
+        missing.append("registro")  # none, or some change in it not read (the entries read are kept)
     return _post_schema(sheet_url=sheet_url, resources=resources, stats=stats,
                       registro=tuple(registro) if registro is not None else None,
                       missing=tuple(missing), character=character)

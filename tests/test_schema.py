@@ -224,3 +224,191 @@ def test_heavily_styled_lines_still_read():
     assert schema.stats == {"Forza": Stat(5, 1), "Destrezza": Stat(6, 0), "Costituzione": Stat(4, 0),
                             "Intelligenza": Stat(2, 0)}
     assert schema.resources == {"PV": Resource(44, 52)}
+
+
+# --- review fixes (2026-12-01) ---
+
+@pytest.mark.parametrize("text, stats", [
+    ("PV: 44/52\nPE: 37/40\nForza: 5 (+1)\nDestrezza: 6 (\u20131)", {"Forza": Stat(5, 1), "Destrezza": Stat(6, -1)}),
+    ("Forza 5 (\u22121)", {"Forza": Stat(5, -1)}),
+    ("Forza 5 (\uff0b1)", {"Forza": Stat(5, 1)}),
+    ("Forza 5 (\u20141) | Destrezza 6 (\u20102)", {"Forza": Stat(5, -1), "Destrezza": Stat(6, -2)}),
+    ("[b]Forza[/b] 5 (\u22121)", {"Forza": Stat(5, -1)}),
+])
+def test_typographic_signs_in_stats(text, stats):
+    assert parse_schema(text).stats == stats
+
+
+@pytest.mark.parametrize("text, pools", [
+    ("PV: \u22123/52\nPE: 37/40", {"PV": Resource(-3, 52), "PE": Resource(37, 40)}),
+    ("PV: -3/52\nPE: 37/40", {"PV": Resource(-3, 52), "PE": Resource(37, 40)}),
+    ("PV -3/52", {"PV": Resource(-3, 52)}),
+    ("PV \u20133/52", {"PV": Resource(-3, 52)}),
+    ("PV - 44/52", {"PV": Resource(44, 52)}),
+])
+def test_typographic_signs_in_pools(text, pools):
+    assert parse_schema(text).resources == pools
+
+
+def test_a_signed_pool_amount_without_max_is_not_the_pool():
+    # "PE -6 (Freccia Sacra)" outside a Registro is a change, not PE 6 (nor -6)
+    schema = parse_schema("PE -6 (Freccia Sacra)\nPV 44/52")
+    assert schema.resources == {"PV": Resource(44, 52)} and "PE" in schema.missing
+
+
+@pytest.mark.parametrize("line, entry", [
+    ("\u22128 PV [Artigli]", (-8, "PV", "Artigli")),
+    ("\u20138 PV [Artigli]", (-8, "PV", "Artigli")),
+    ("\u20108 PV [Artigli]", (-8, "PV", "Artigli")),
+    ("PE \u22125 (Freccia Sacra)", (-5, "PE", "Freccia Sacra")),
+    ("\uff0b4 PV (Cura)", (4, "PV", "Cura")),
+])
+def test_typographic_signs_in_registro(line, entry):
+    e = parse_registro_line(line)
+    assert (e.amount, e.resource, e.label) == entry
+    assert [(e.amount, e.resource, e.label) for e in parse_schema("Registro:\n" + line).registro] == [entry]
+
+
+def _entries(schema):
+    return [(e.amount, e.resource, e.label) for e in schema.registro]
+
+
+def test_an_unsigned_registro_line_is_not_the_pool():
+    schema = parse_schema("Stato: PV 44/52 | PE 37/40\nRegistro:\n8 PV [Artigli]")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(37, 40)}
+    assert schema.registro == () and "registro" in schema.missing  # a change was written, not read
+    schema = parse_schema("[b]Stato:[/b] PV 44/52\nRegistro:\n8 PV [Artigli di Hollow]")
+    assert schema.resources == {"PV": Resource(44, 52)} and "registro" in schema.missing
+
+
+def test_a_partial_pool_reading_does_not_replace_a_complete_one():
+    schema = parse_schema("Stato: PV 44/52\nPV: 36")
+    assert schema.resources == {"PV": Resource(44, 52)}
+    schema = parse_schema("Stato: PV 44\nPV: 36/52")
+    assert schema.resources == {"PV": Resource(36, 52)}
+
+
+def test_a_complete_pool_line_ends_the_registro():
+    schema = parse_schema("Registro: -8 PV [Artigli]\nPV 36/52")
+    assert schema.resources == {"PV": Resource(36, 52)}
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("text", [
+    "PV 44/52\nTecniche: Sonido (5 PE), Cero (10 PE)",
+    "PV 44/52\nSonido: costo 5 PE",
+])
+def test_technique_costs_are_not_the_pool(text):
+    schema = parse_schema(text)
+    assert schema.resources == {"PV": Resource(44, 52)} and "PE" in schema.missing
+
+
+def test_a_registro_amount_is_not_the_pool():
+    schema = parse_schema("Condizioni fisiche: PV 44/52, PE 37/40\nRegistro:\n-8 PV [Artigli]\n3 PE [Sonido]")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(37, 40)}
+    assert _entries(schema) == [(-8, "PV", "Artigli")]
+    assert "registro" in schema.missing  # "3 PE [Sonido]": its sign is not guessed
+
+
+@pytest.mark.parametrize("text, entries", [
+    ("Registro:\nArtigli di Hollow: -8 PV\nSonido: -3 PE", [(-8, "PV", "Artigli di Hollow"), (-3, "PE", "Sonido")]),
+    ("Registro:\n1) -8 PV [Artigli]\n2) -3 PE [Sonido]", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n1. -8 PV [Artigli]\n2. PE -3 (Sonido)", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n1- -8 PV [Artigli]\n2- Sonido: -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n- Artigli: -8 PV\n- Sonido: -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n[Artigli] -8 PV\n[Sonido] -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro: Artigli: -8 PV, Sonido: -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+])
+def test_label_first_and_numbered_registro(text, entries):
+    schema = parse_schema(text)
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("text, entries", [
+    ("Registro:\n-8 PV -3 PE [Artigli]", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\n-8 PV [Artigli] -3 PE [Sonido]", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro:\n-8 PV e -3 PE [Artigli]", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\n-8 PV / -3 PE [Artigli]", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\nArtigli: -8 PV e -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "Artigli")]),
+    ("Registro:\n-8 PV [Artigli] -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "")]),
+    # a change inside the label's brackets is the label's
+    ("Registro:\n-8 PV [Artigli -3 PE]", [(-8, "PV", "Artigli -3 PE")]),
+])
+def test_several_changes_on_one_registro_line(text, entries):
+    schema = parse_schema(text)
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+def test_parse_registro_line_gives_the_first_of_several():
+    e = parse_registro_line("-8 PV -3 PE [Artigli]")
+    assert (e.amount, e.resource, e.label, e.raw) == (-8, "PV", "Artigli", "-8 PV -3 PE [Artigli]")
+    e = parse_registro_line("Artigli di Hollow: -8 PV")
+    assert (e.amount, e.resource, e.label) == (-8, "PV", "Artigli di Hollow")
+    assert parse_registro_line("Registro: -8 PV") is None  # the section's head is no label
+    assert parse_registro_line("Hollow perde -8 PV") is None
+
+
+def test_unread_registro_changes_keep_what_was_read():
+    schema = parse_schema("Registro:\n-8 PV [Artigli]; 3 PE [Sonido]\n-1,5 PV [Veleno]\n+2 PE [Cura]")
+    assert _entries(schema) == [(-8, "PV", "Artigli"), (2, "PE", "Cura")]
+    assert schema.missing == ("sheet_url", "PV", "PE", "stats", "registro")
+    # lines that are no change end the Registro without marking it incomplete
+    schema = parse_schema("Registro:\n-8 PV [Artigli]\nAttacco [Catena Stellare] [Cosmo 150] (Elettra vs Orione)")
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("line, stats", [
+    ("Forza 5 + 1", {"Forza": Stat(5, 1)}),
+    ("Forza: 5 +1", {"Forza": Stat(5, 1)}),
+    ("Forza 5 -1 | Mente 4 + 2", {"Forza": Stat(5, -1), "Mente": Stat(4, 2)}),
+    ("Forza 5 \u2212 1", {"Forza": Stat(5, -1)}),
+    # a modifier, a fraction or a die after the base is not its bonus
+    ("Forza 5 +2 [Arma]", {"Forza": Stat(5, 0)}),
+    ("Forza 5 +1/2", {"Forza": Stat(5, 0)}),
+    ("Forza 5 +1d6", {"Forza": Stat(5, 0)}),
+    ("Forza 5 - Destrezza 6", {"Forza": Stat(5, 0), "Destrezza": Stat(6, 0)}),
+])
+def test_signed_bonus_without_brackets(line, stats):
+    assert parse_schema(line).stats == stats
+
+
+@pytest.mark.parametrize("line, stats", [
+    ("Agilita' 4 (+1)", {"Agilità": Stat(4, 1)}),
+    ("Velocita' 4 (+1)", {"Velocità": Stat(4, 1)}),
+    ("Velocita\u2019 4 (+1)", {"Velocità": Stat(4, 1)}),
+    ("VELOCITA' 3", {"Velocità": Stat(3, 0)}),
+    ("Forza 5 (+1) Agilita' 4 (+1)", {"Forza": Stat(5, 1), "Agilità": Stat(4, 1)}),
+    ("Reattivita 5", {"Reattività": Stat(5, 0)}),
+    # names outside the table too, in the full form
+    ("Abilita' 3 (+1)", {"Abilità": Stat(3, 1)}),
+])
+def test_apostrophe_for_accent_in_stat_names(line, stats):
+    assert parse_schema(line).stats == stats
+
+
+@pytest.mark.parametrize("text", [
+    "Scheda PG: https://x.forumfree.it/?t=101\nPV 44/52",
+    "Scheda personaggio: https://x.forumfree.it/?t=101",
+    "Scheda del personaggio: https://x.forumfree.it/?t=101",
+    "Link scheda: https://x.forumfree.it/?t=101",
+    "SCHEDA PG: https://x.forumfree.it/?t=101.",
+    "Scheda: [url]https://x.forumfree.it/?t=101[/url]\nPV 44/52",
+    "[url=https://x.forumfree.it/?t=101]Scheda[/url]\nPV 44/52",
+    "[url=\"https://x.forumfree.it/?t=101\"]La mia scheda[/url]",
+])
+def test_sheet_link_written_in_the_text(text):
+    assert parse_schema(text).sheet_url == "https://x.forumfree.it/?t=101"
+
+
+def test_a_sheet_word_far_from_a_link_is_not_the_sheet():
+    assert parse_schema("La scheda non è aggiornata da mesi, https://x.it/?t=5\nPV 44/52").sheet_url is None
+
+
+@pytest.mark.parametrize("line, label", [
+    ("-3 PE [Sonido] (costo 3)", "Sonido (costo 3)"),
+    ("-10 PV [Artigli] (dimezzati: -5)", "Artigli (dimezzati: -5)"),
+    ("-8 PV [Artigli]", "Artigli"),
+    ("-8 PV [Artigli [x2]]", "Artigli [x2]"),
+])
+def test_label_with_a_trailing_note(line, label):
+    assert parse_registro_line(line).label == label

@@ -13,19 +13,51 @@ from scraper.dicetag import clean_markup
 from scraper.schema import (RESOURCE_ALIASES, _BULLET, _CACHE_MAX, _EMPTY_REGISTRO, _LABEL_WRAP, _LINE_CACHE,
                             _MAX_LINE, _NAME, _NO_VALUES, _REGISTRO_HEAD, _STAT_CANON, _STAT_WORDS, _WORD,
                             _action_spans, _canon, _first_words, _has_digit, _is_calc, _join_cells, _patterns,
-                            _pick_sheet, _signed, _strength)
+                            _pick_sheet, _signed, _strength, _unify_signs,
+                            _core_entries, _depth0, _accent)
 
 # --- the reference: scraper/schema.py before the fast paths (commit 892bf4a), names prefixed `ref` ---
 
 _HINTS = ("egistro", "EGISTRO", "cheda", "CHEDA")
 
 
+_REF_FIRST_GROUP = [re.compile(rf"{re.escape(o)}([^{re.escape(o + c)}]*){re.escape(c)}(.*\S.*)", re.DOTALL)
+                    for o, c in ("[]", "()", "«»", '""', "''")]
+
+
 def ref_clean_label(label: str) -> str:
     label = label.strip(" \t.,;:-")
+    # changed 2026-12-01: a first group followed by more text ("[Sonido] (costo 3)") loses only its brackets
+    for pat in _REF_FIRST_GROUP:
+        m = pat.fullmatch(label)
+        if m:
+            return " ".join(p for p in (m.group(1).strip(), m.group(2).strip()) if p)
     m = _LABEL_WRAP.match(label)
     if m:
         label = m.group(1)
     return label.strip()
+
+
+def ref_part_entries(line: str, aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
+    """The entries of one Registro part. changed 2026-12-01: a part may hold several changes or a label first
+    (read by schema._core_entries); was one entry per part."""
+    if not isinstance(line, str) or not _has_digit(line):
+        return None
+    raw = line.strip()
+    # changed 2026-12-01: signs clean_markup leaves (U+2010, U+2011, U+2015, U+FE62) unified too
+    text = _BULLET.sub("", _unify_signs(clean_markup(line[:_MAX_LINE * 4])))
+    pats = _patterns(aliases)
+    m = pats["entry_a"].match(text) or pats["entry_b"].match(text)
+    if m:
+        tail = text[max(m.end("amt"), m.end("res")):]
+        if not any(_depth0(tail, c.start()) for c in pats["core"].finditer(tail)):
+            try:
+                amount = _signed(m.group("amt"))
+            except ValueError:
+                return None
+            return [RegistroEntry(amount=amount, resource=_canon(m.group("res"), aliases),
+                                  label=ref_clean_label(m.group("label")), raw=raw)]
+    return _core_entries(text, pats, aliases, raw)
 
 
 def refparse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIASES) -> RegistroEntry | None:
@@ -33,33 +65,23 @@ def refparse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_A
 
     None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
     """
-    if not isinstance(line, str) or not _has_digit(line):
-        return None
-    raw = line.strip()
-    text = _BULLET.sub("", clean_markup(line[:_MAX_LINE * 4]))
-    pats = _patterns(aliases)
-    m = pats["entry_a"].match(text) or pats["entry_b"].match(text)
-    if not m:
-        return None
-    try:
-        amount = _signed(m.group("amt"))
-    except ValueError:
-        return None
-    return RegistroEntry(amount=amount, resource=_canon(m.group("res"), aliases),
-                         label=ref_clean_label(m.group("label")), raw=raw)
+    entries = ref_part_entries(line, aliases)
+    return entries[0] if entries else None
 
 
-def ref_registro_entries(text: str, aliases: Mapping[str, str]) -> list[RegistroEntry] | None:
-    """Entries of one Registro line (several may share it, split by `;` or `,`), None if none parse."""
+def ref_read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[RegistroEntry], bool]:
+    """changed 2026-12-01: the entries read, and whether a part looking like a change was not read."""
     text = _BULLET.sub("", text)
     parts = [p for p in re.split(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)", text) if p.strip()]
-    entries = []
+    entries: list[RegistroEntry] = []
+    unread = False
     for p in parts:
-        e = refparse_registro_line(p, aliases=aliases)
-        if e is None:
-            return None
-        entries.append(e)
-    return entries or None
+        e = ref_part_entries(p, aliases)
+        if e:
+            entries.extend(e)
+        elif _patterns(aliases)["change"].match(_BULLET.sub("", _unify_signs(clean_markup(p)))):
+            unread = True
+    return entries, unread
 
 
 def ref_line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozenset[str],
@@ -118,7 +140,7 @@ def ref_line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: fro
     for m in (pats["stat_any"].finditer(line) if "(" in line else ()):
         if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
             continue
-        name = " ".join(m.group("name").split())
+        name = _accent(" ".join(m.group("name").split()))  # changed 2026-12-01: "Abilita'" is "Abilità"
         if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in seen:
             continue
         seen.add(name)
@@ -159,12 +181,14 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
     strength: dict[str, int] = {}  # how schema-like the line each pool/stat was read from (see _strength)
     character: str | None = None
     in_registro = False
+    registro_unread = False
     for raw_line in raw_lines:
         n = len(raw_line)
         if n > _MAX_LINE and (n > _MAX_LINE * 4 or ("[" not in raw_line and "<" not in raw_line)):
             in_registro = False  # a prose paragraph: never schema, and it ends the Registro
             continue
         line = clean_markup(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
+        line = _unify_signs(line)  # changed 2026-12-01: typographic signs read on every line, not only cleaned ones
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue
@@ -174,16 +198,17 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
             registro = registro if registro is not None else []
             rest = head.group("rest").strip()
             if rest and not _EMPTY_REGISTRO.match(rest):
-                entries = ref_registro_entries(rest, aliases)
-                if entries:
-                    registro.extend(entries)
+                entries, unread = ref_read_registro(rest, aliases)  # changed 2026-12-01: partial reads kept
+                registro.extend(entries)
+                registro_unread = registro_unread or unread
             continue
         if in_registro:
             if _EMPTY_REGISTRO.match(line):
                 continue
-            entries = ref_registro_entries(line, aliases)
-            if entries:
+            entries, unread = ref_read_registro(line, aliases)
+            if entries or unread:  # changed 2026-12-01: an unread change stays in the Registro
                 registro.extend(entries)  # type: ignore[union-attr]
+                registro_unread = registro_unread or unread
                 continue
             in_registro = False  # the next section starts
         if len(line) > _MAX_LINE or not _has_digit(line):
@@ -207,7 +232,9 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
         pools, pool_level, line_stats, stat_level, any_stats = values
         # the first reading stands unless a later line looks more like a schema (see _strength)
         for name, res in pools:
-            if name in resources and strength.get(name, 2) >= pool_level:
+            # changed 2026-12-01: a partial reading never replaces a complete one
+            if name in resources and (strength.get(name, 2) >= pool_level or (
+                    res.max is None and resources[name].max is not None)):
                 continue
             resources[name] = res
             strength[name] = pool_level
@@ -229,7 +256,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
             missing.append(pool)
     if not stats:
         missing.append("stats")
-    if registro is None:
+    if registro is None or registro_unread:  # changed 2026-12-01
         missing.append("registro")
     return PostSchema(sheet_url=sheet_url, resources=resources, stats=stats,
                       registro=tuple(registro) if registro is not None else None,
@@ -250,6 +277,7 @@ texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 lines = st.lists(st.sampled_from([p for p in PIECES if p not in ("\n", "\n\n", "\r\n", "\u2028")]),
                  max_size=16).map("".join)
 NAMES = ["PV", "Punti Vita", "punti salute", "PE", "Cosmo", "PF", "PD", "hp", "Forza", "Volontà", "volonta'",
+         "Velocita’", "Abilita'",
          "Mente", "Reattività", "Tizio", "Mana", "Punti Danno"]
 SEPS = ["", " ", ": ", ":", " :  ", " = ", " | ", "-"]
 NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5"]
@@ -311,7 +339,8 @@ def test_line_values_match_the_reference(line):
 @given(lines)
 def test_registro_lines_match_the_reference(line):
     assert schema.parse_registro_line(line) == refparse_registro_line(line)
-    assert schema._registro_entries(line, RESOURCE_ALIASES) == ref_registro_entries(line, RESOURCE_ALIASES)
+    # changed 2026-12-01: _registro_entries replaced by _read_registro (partial reads kept)
+    assert schema._read_registro(line, RESOURCE_ALIASES) == ref_read_registro(line, RESOURCE_ALIASES)
     assert schema._clean_label(line) == ref_clean_label(line)
     assert schema._clean(line) == clean_markup(line)
 
