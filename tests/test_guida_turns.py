@@ -110,6 +110,19 @@ def test_missing_schema_parts():
     assert find(a, "schema.missing_part", "101")[0].found is None
 
 
+def test_registro_with_an_unread_change_says_so():
+    """The scraper keeps what it read of a Registro and marks it incomplete ("registro" in missing): the message
+    says a line was not understood, not that the Registro is absent."""
+    f = Fight()
+    f.post("Quincy", pv=40, stats=Q, registro=["-5 PE [Freccia]"], missing=("registro",))
+    f.post("Hollow", pv=52, stats=H, missing=("registro",), registro=None)
+    a = f.replay()
+    [v] = find(a, "schema.missing_part", "100")
+    assert v.expected == ["registro"] and "non è stata capita" in v.message
+    [v] = find(a, "schema.missing_part", "101")
+    assert v.message == "Nello schema manca: Registro."
+
+
 def test_master_posts_are_not_turns_and_rulings_apply():
     f = Fight()
     f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+6", 11, ATK_Q)])

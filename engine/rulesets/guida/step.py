@@ -291,6 +291,9 @@ def _schema(p: _Post, changes: dict[str, Any] | None = None) -> None:
     if schema.missing:
         names = {"sheet_url": "link alla Scheda", "PV": "Punti Vita", "PE": "Punti Energia",
                  "stats": "Statistiche", "registro": "Registro"}
+        if "registro" in schema.missing and schema.registro is not None:
+            # a Registro was written, but a change in it could not be read (docs/history-format.md)
+            names["registro"] = "una variazione leggibile nel Registro (una riga non è stata capita)"
         p.verdicts.append(verdict("schema.missing_part", post.id,
             "Nello schema manca: " + ", ".join(names.get(m, m) for m in schema.missing) + ".",
             P_SCHEMA, expected=list(schema.missing), found=None))
