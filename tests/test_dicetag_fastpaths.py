@@ -11,12 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.fastdata import maker
-from engine.history import DamageCalc, DamageTerm, DiceLabel, Modifier, Roll
-from scraper import damage as new_damage
+from engine.history import DiceLabel, Modifier, Roll
 from scraper import dicetag as new
-from scraper.damage import (  # the damage patterns the fast paths left as they were
-    _FILLER, _HEADER, _KIND_PREFIX, _KIND_TAIL, _MAX_LINE, _RESULT, _TERM, _TIMES, _WORD_OPS, _resource, _word_op,
-)
 from scraper.dicetag import (  # the patterns and limits the fast paths left as they were
     _ANCHORS, _AFTER_PAREN, _ARROW, _BBCODE, _BRACKET_FACES, _BRACKET_GROUP, _BRACKET_TOTAL, _CANONICAL_MODIFIER,
     _DICE_CLOSE, _DICE_OPEN, _DSTART, _EXPR, _FACES_BEFORE, _HAS_SIGNED_NUMBER, _HTML_TAG, _KEYWORD, _LABEL_PREFIX,
@@ -434,129 +430,6 @@ def find_text_rolls(text: str) -> list[TextRoll]:
 
 
 
-# --- the reference: scraper/damage.py's functions before the fast paths ------------------------------
-
-def _kind_of(header: str, body: str) -> str:
-    text = (header + " " + body).lower()
-    if re.search(r"cur[ae]|rigenerazion", header.lower()):
-        return "cura"
-    if re.search(r"semi-?\s?pur", text):
-        return "semi-puro"
-    if "aggiuntiv" in text:
-        return "aggiuntivo"
-    if "ambiental" in text:
-        return "ambientale"
-    if re.search(r"dann[oi] pur|\bpur[oi]\b", text):
-        return "puro"
-    return "normale"
-
-
-def _terms(expr: str) -> tuple[list[DamageTerm], bool]:
-    """Terms of one side of a calculation, in order; bool says text other than terms was met."""
-    terms: list[DamageTerm] = []
-    leftover = False
-    pos = 0
-    expr = _TIMES.sub("*", expr)
-    # Word operators ("dimezzati") become terms where they stand.
-    marks = [(w.start(), w.end(), _word_op(w.group(1))) for w in _WORD_OPS.finditer(expr)]
-    segments: list[tuple[str, tuple[str, float] | None]] = []
-    for s, e, op in marks:
-        segments.append((expr[pos:s], op))
-        pos = e
-    segments.append((expr[pos:], None))
-    for seg, word in segments:
-        p = 0
-        for m in _TERM.finditer(seg):
-            if _FILLER.sub("", seg[p:m.start()]):
-                leftover = True
-            p = m.end()
-            op = m.group("op") or "+"
-            op = {"x": "*", "×": "*", ":": "/"}.get(op.lower(), op)
-            name = (m.group("name") or "").strip()
-            if op in "*/" and name.lower() in ("x", "per"):
-                name = ""
-            if not name and op == "+" and terms and terms[-1].op in "*/" and m.group("op") is None:
-                leftover = True
-            value = float(m.group("val").replace(",", "."))
-            terms.append(DamageTerm(op=op, name=name, value=value))  # type: ignore[arg-type]
-        if _FILLER.sub("", seg[p:]):
-            leftover = True
-        if word is not None:
-            terms.append(DamageTerm(op=word[0], name="", value=word[1]))  # type: ignore[arg-type]
-    return terms, leftover
-
-
-def _parse_line(line: str) -> DamageCalc | None:
-    h = _HEADER.search(line)
-    if not h:
-        return None
-    kw = h.group("kw")
-    bare_cura = kw.lower().startswith(("cura", "rigenerazione"))
-    # A bare "Cura" in prose is no calculation: it needs its [Tecnica] or (A vs B) and a colon.
-    if bare_cura and not (h.group("tech") or h.group("who")):
-        return None
-    if h.group("colon") is None and not (h.group("tech") or h.group("who")):
-        return None
-    body = line[h.end():]
-    if "=" not in body:
-        return None
-    parts = body.split("=")
-    prefix = _KIND_PREFIX.match(parts[0])
-    left = parts[0][prefix.end():] if prefix else parts[0]
-    terms, _ = _terms(left.lstrip(">"))
-    if not terms:
-        return None
-    for middle in parts[1:-1]:
-        more, _ = _terms(middle.lstrip(">"))
-        # "= 8 / 2 =": the leading bare number repeats the previous result; keep the operations after it.
-        if more and more[0].op == "+" and not more[0].name:
-            more = more[1:]
-        terms.extend(more)
-    res = _RESULT.match(parts[-1].lstrip(">"))
-    result = int(res.group("val")) if res else None
-    unit = res.group("unit") if res else None
-    tail = parts[-1].lstrip(">")
-    tail = tail[res.start("unit") if res and res.group("unit") else (res.end() if res else 0):][:_KIND_TAIL]
-    kind = _kind_of(kw, parts[0] + " " + tail)
-    actor = target = None
-    who = h.group("who")
-    if who:
-        vs = _VS.search(who)
-        if vs:
-            actor = who[:vs.start()].strip() or None
-            target = who[vs.end():].strip() or None
-        else:
-            actor = who.strip() or None
-            target = actor if kind == "cura" else None
-    tech = h.group("tech")
-    return DamageCalc(raw=line.strip(), technique=tech.strip() if tech and tech.strip() else None, actor=actor,
-                      target=target, kind=kind, terms=tuple(terms), result=result,
-                      resource=_resource(unit, kind))
-
-
-def parse_damage_calcs(text: str) -> list[DamageCalc]:
-    """Every damage/cure calculation in a post's text, one per line, in order; never raises.
-
-    `Calcolo Danni [Artigli Affilati] (Hollow vs Quincy): Potenza 14 - Resistenza 6 = 8 Danni` →
-    kind "normale", terms (+Potenza 14, -Resistenza 6), result 8, resource "PV".
-    """
-    if not isinstance(text, str) or "=" not in text:
-        return []
-    out: list[DamageCalc] = []
-    for raw_line in text.splitlines():
-        # A calculation states its result after "=" and names damage or cure: cheap checks first.
-        if "=" not in raw_line or len(raw_line) > _MAX_LINE:
-            continue
-        low = raw_line.lower()
-        if "dann" not in low and "cur" not in low and "rigener" not in low:
-            continue
-        line = clean_markup(raw_line)
-        calc = _parse_line(line)
-        if calc is not None:
-            out.append(calc)
-    return out
-
-
 # --- the comparisons -----------------------------------------------------------------------------
 
 # Pieces of labels, roll lines and posts: the markup, separators, signs and forms each fast path gates on.
@@ -710,43 +583,3 @@ def test_a_changed_dataclass_is_still_constructed_right():
     assert made == Grown(1) and list(vars(made).items()) == list(vars(Grown(1)).items())
     assert maker(Grown)(1, c=(2,)) == Grown(1, c=(2,))
     assert maker(Checked) is Checked
-
-
-DAMAGE_PIECES = [
-    "Calcolo Danni", "Calcolo dei Danni", "Calcolo delle Cure", "Cura", "Rigenerazione", "Danno Aggiuntivo", " ",
-    "[Cero]", "(Hollow vs Quincy)", "(Quincy)", ": ", "Danno Puro: ", "Danni Semi-Puri", "Potenza 14", " - ",
-    "Resistenza 6", " + ", "Armatura 2", " / 2", " x 2", "x2", "×", " X ", "dimezzati", "a metà", "raddoppiato",
-    "(", ")", "[", "]", ",", ";", "\u00a0", "\t", "=", " = ", "4", "8 Danni", "10 PV", "Energia", "puro", "pura",
-    "semi-puro", "aggiuntivo", "ambientale", "cura", "%", "1,5", "\n", "=>", "Danni", "Cure", "per",
-]
-damage_texts = st.lists(st.sampled_from(DAMAGE_PIECES), max_size=25).map("".join)
-# Whole calculations: a header, its [Tecnica] and (A vs B), terms and garbage, "=", a result and what follows.
-calc_lines = st.builds(
-    lambda head, tech, who, colon, body, tail: f"{head}{tech}{who}{colon}{body} = {tail}",
-    st.sampled_from(["Calcolo Danni", "Calcolo dei Danni", "Calcolo delle Cure", "Cura", "Danno Aggiuntivo",
-                     "Rigenerazione", "calcolo danni puri"]),
-    st.sampled_from(["", " [Cero]", " [Blut Vene]"]), st.sampled_from(["", " (Hollow vs Quincy)", " (Quincy)"]),
-    st.sampled_from([": ", " - ", " => ", " "]),
-    st.lists(st.sampled_from(DAMAGE_PIECES[14:48]), min_size=1, max_size=8).map("".join),
-    st.sampled_from(["8 Danni", "4", "10 PV Puri", "3 Danni Semi-Puri", "x", "5 Energia", "6 danni puri", "2 pura"]))
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.one_of(damage_texts, any_text, calc_lines, st.lists(calc_lines, max_size=3).map("\n".join)))
-def test_parse_damage_calcs_matches_the_reference(text):
-    got, want = new_damage.parse_damage_calcs(text), parse_damage_calcs(text)
-    assert got == want and repr(got) == repr(want)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["Calcolo Danni", "Cura", "calcolo delle cure", "Rigenerazione", "Danno"]), damage_texts)
-def test_kind_of_matches_the_reference(header, body):
-    assert new_damage._kind_of(header, body) == _kind_of(header, body)
-
-
-def test_filled_damage_dataclasses_are_the_constructed_ones():
-    got = new_damage._calc("raw", "Cero", "A", "B", "normale", (new_damage._term("-", "Resistenza", 6.0),), 8, "PV")
-    want = DamageCalc(raw="raw", technique="Cero", actor="A", target="B", kind="normale",
-                      terms=(DamageTerm(op="-", name="Resistenza", value=6.0),), result=8, resource="PV")
-    assert got == want and repr(got) == repr(want) and hash(got) == hash(want)
-    assert pickle.dumps(got) == pickle.dumps(want)
