@@ -478,9 +478,9 @@ _LABEL_PREFIX = re.compile(r"^\s*(?:lancio(?: dadi| del dado| dado)?|dado|dadi|t
                            re.IGNORECASE)
 _WINDOW = 240
 _FB_RUN = re.compile(r"[\d\s,+(]*")  # the characters _FACES_BEFORE is made of
-# After an expression: an arrow, then an ASCII letter (unless a result keyword starts there) — a line
-# _read_results reads nothing from (the part after the arrow is prose with no leading number).
-_PROSE_AFTER = re.compile(r"[ \t)]*(?:=>|->|→|⇒|=|:)[ \t]*[A-Za-z]")
+# After an expression: an arrow, brackets maybe, then an ASCII letter (unless a result keyword starts there):
+# a line _read_results reads nothing from (the part after the arrow is prose with no leading number).
+_PROSE_AFTER = re.compile(r"[ \t)]*(?:=>|->|→|⇒|=|:)[ \t]*(?:[(\[+,)][ \t]*)*[A-Za-z]")
 # The keyworded form on lines of their own: "Risultato: 7" then "Totale: 13" (faces, then the total).
 _RIS_TOT = re.compile(r"[ \t:-]*(?:\n[ \t]*)?risultat[oi][ \t]*:?[ \t]*"
                       r"(\d{1,4}(?:(?:[ \t]*[,+][ \t]*|[ \t]+)\d{1,4}){0,99})"
@@ -757,8 +757,9 @@ def find_text_rolls(text: str) -> list[TextRoll]:
     kind "typed": an unrendered `[dice=1d12+6]label[/dice]` tag, or a bare `1d12+6 = 13` with no faces.
     kind "rendered": `1d12+6 => 7 => 13`, `1d12+6 = 7 + 6 = 13`, `1d24+6: [17] + 6 = 23`,
     `Risultato: 7 (1d12) +6 = 13`, `Dado: 1d12+6` followed by `Risultato: 7 + 6 = 13` on the same or the
-    next line (docs/history-format.md). The label is the text before the expression on its line;
-    an expression with no result after it is not a roll and is skipped.
+    next line, or by `Risultato: 7` and `Totale: 13` lines, `1d12+6 = 13 (7 + 6)` (docs/history-format.md).
+    The label is the text before the expression on its line, after the previous roll; an expression with
+    no result after it is not a roll and is skipped.
     """
     if not isinstance(text, str) or not _has_anchor(text) or not _may_roll(text):
         return []
@@ -773,18 +774,20 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         found.append(_text_roll(start, end, expr, None, None, clean_markup(label), "typed"))
     tag_i = 0
     last_end = 0
+    n = len(text)
     for m in _candidate_exprs(text):
-        if m.start() < last_end:
+        ms = m.start()
+        if ms < last_end:
             continue
-        while tag_i < len(found) and found[tag_i].end <= m.start():
+        while tag_i < len(found) and found[tag_i].end <= ms:
             tag_i += 1
-        if tag_i < len(found) and found[tag_i].start <= m.start():
+        if tag_i < len(found) and found[tag_i].start <= ms:
             continue  # inside a [dice] tag
-        expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
+        me = m.end()
         # Faces-first form: "7 (1d12) +6 = 13".
-        fb = _faces_before(text, m.start()) if m.start() and "(" in text[max(0, m.start() - 4):m.start()] else None
+        fb = _faces_before(text, ms) if ms and "(" in text[ms - 4 if ms >= 4 else 0:ms] else None
         if fb:
-            after = _AFTER_PAREN.match(text, m.end())
+            after = _AFTER_PAREN.match(text, me)
             if after:
                 expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3) + after.group(1))
                 faces = tuple(int(x) for x in _NUM.findall(fb.group(1)))
@@ -794,19 +797,22 @@ def find_text_rolls(text: str) -> list[TextRoll]:
                 last_end = after.end()
                 continue
         # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
-        end_window = min(len(text), m.end() + _WINDOW)
-        prose = _PROSE_AFTER.match(text, m.end(), end_window)
+        end_window = me + _WINDOW if me + _WINDOW < n else n
+        prose = _PROSE_AFTER.match(text, me, end_window)
         if prose is not None and _KEYWORD.match(text, prose.end() - 1, end_window) is None:
             # "d1=d1=…": an arrow then a word that is no keyword: _read_results would read nothing on this line.
-            if text.find("\n", m.end(), end_window) < 0:
+            first_nl = text.find("\n", me, end_window)
+            if first_nl < 0:
                 continue
+            first_nl -= me
             faces, total, rendered, used = None, None, False, 0
-            window = text[m.end():end_window]
-            first_nl = window.find("\n")
+            window = text[me:end_window]
+            expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
         else:
-            window = text[m.end():end_window]
+            window = text[me:end_window]
             first_nl = window.find("\n")
             line = window if first_nl < 0 else window[:first_nl]
+            expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
             faces, total, rendered, used = _read_results(line, count, constant, m.group(3))
         consumed = used
         if total is None and first_nl >= 0:
@@ -823,15 +829,14 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             continue
         if first_nl >= 0:
             # "Dado: 1d12+6" / "Risultato: 7" / "Totale: 13": the "Risultato" numbers are the faces, not the total.
-            rt = _RIS_TOT.match(text, m.end(), end_window)
+            rt = _RIS_TOT.match(text, me, end_window)
             if rt is not None:
                 faces = tuple(_drop_constants([int(x) for x in _NUM.findall(rt.group(1))], count, constant,
                                               m.group(3)))
                 total = int(rt.group(2))
-                consumed = rt.end() - m.end()
-        end = m.end() + consumed
-        found.append(_text_roll(m.start(), end, expr, faces, total,
-                                _label_before(text, m.start(), _floor(found, tag_i, last_end)),
+                consumed = rt.end() - me
+        end = me + consumed
+        found.append(_text_roll(ms, end, expr, faces, total, _label_before(text, ms, _floor(found, tag_i, last_end)),
                                 "rendered" if rendered or faces is not None else "typed"))
         last_end = end
     if len(found) > 1:
