@@ -775,11 +775,14 @@ def find_text_rolls(text: str) -> list[TextRoll]:
     tag_i = 0
     last_end = 0
     n = len(text)
+    passed_end = 0  # the latest end of the rolls in found[:tag_i] (tags, then text rolls: not in order)
     for m in _candidate_exprs(text):
         ms = m.start()
         if ms < last_end:
             continue
         while tag_i < len(found) and found[tag_i].end <= ms:
+            if found[tag_i].end > passed_end:
+                passed_end = found[tag_i].end
             tag_i += 1
         if tag_i < len(found) and found[tag_i].start <= ms:
             continue  # inside a [dice] tag
@@ -792,7 +795,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
                 expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3) + after.group(1))
                 faces = tuple(int(x) for x in _NUM.findall(fb.group(1)))
                 found.append(_text_roll(fb.start(), after.end(), expr, faces, int(after.group(2)),
-                                        _label_before(text, fb.start(), _floor(found, tag_i, last_end)),
+                                        _label_before(text, fb.start(), max(last_end, passed_end)),
                                         "rendered"))
                 last_end = after.end()
                 continue
@@ -836,7 +839,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
                 total = int(rt.group(2))
                 consumed = rt.end() - me
         end = me + consumed
-        found.append(_text_roll(ms, end, expr, faces, total, _label_before(text, ms, _floor(found, tag_i, last_end)),
+        found.append(_text_roll(ms, end, expr, faces, total, _label_before(text, ms, max(last_end, passed_end)),
                                 "rendered" if rendered or faces is not None else "typed"))
         last_end = end
     if len(found) > 1:
@@ -856,12 +859,6 @@ def _faces_before(text: str, p: int) -> re.Match[str] | None:
         return None
     run = _FB_RUN.match(text[lo:p][::-1])
     return _FACES_BEFORE.search(text, p - run.end(), p)  # type: ignore[union-attr]
-
-
-def _floor(found: list[TextRoll], tag_i: int, last_end: int) -> int:
-    """The end of the roll before the current one: a label never reaches back into it (every roll in
-    found[:tag_i] ends before the current expression, the text rolls at last_end)."""
-    return last_end if not tag_i or found[tag_i - 1].end < last_end else found[tag_i - 1].end
 
 
 def _start_of(r: TextRoll) -> int:

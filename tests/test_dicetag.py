@@ -273,6 +273,9 @@ def test_find_text_rolls_label_stops_at_the_previous_roll():
     assert [r.label for r in find_text_rolls(text)] == ["Attacco (A vs B)", "Parata (B vs A)"]
     text = "[dice=1d12+6]Attacco[/dice] 1d12+6 => 7 => 13"
     assert [(r.label, r.kind) for r in find_text_rolls(text)] == [("Attacco", "typed"), ("", "rendered")]
+    # a tag between two text rolls: the label starts after the tag, not after the first roll
+    text = "1d12+6 => 7 => 13 [dice=1d6]Danni[/dice] Parata 1d8 => 5 => 5"
+    assert [r.label for r in find_text_rolls(text)] == ["", "Danni", "Parata"]
 
 
 def test_make_roll_reads_only_ascii_digits():

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.fastdata import maker
@@ -649,6 +649,8 @@ def test_parse_label_matches_the_reference(raw):
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(texts, any_text))
+@example("1d12+6 => 7 => 13 [dice=1d6]Danni[/dice] Parata 1d8 => 5 => 5")  # a tag after a text roll
+@example("d1=d1=d1 =>x\nRisultato: 7\nTotale: 13 1d6 = ( Attacco")
 def test_find_text_rolls_matches_the_reference(text):
     new.clear_caches()
     got = new.find_text_rolls(text)
