@@ -474,6 +474,11 @@ _NUM = re.compile(r"-?\d{1,6}")
 _ARROW = re.compile(r"=>|->|→|⇒|=|:")
 _KEYWORD = re.compile(r"\b(?:risultat[oi]|totale|tiro|esito|lancio|lanci|dadi|dado|facce|results?|total)\b\s*:?",
                       re.IGNORECASE)
+# _KEYWORD, scanned several times faster: the words grouped by their first letter, which is matched first (a
+# character class the scan can skip to); "(?<!\w\w)" after it is "\b" before it. Same matches (tested).
+_KEYWORD_FAST = re.compile(
+    r"[rtelfd](?<!\w\w)(?:(?<=[rR])(?:isultat[oi]|esults?)|(?<=[tT])(?:otale|iro|otal)|(?<=[eE])sito"
+    r"|(?<=[lL])(?:ancio|anci)|(?<=[dD])(?:adi|ado)|(?<=[fF])acce)\b\s*:?", re.IGNORECASE)
 _LABEL_PREFIX = re.compile(r"^\s*(?:lancio(?: dadi| del dado| dado)?|dado|dadi|tiro|roll|risultat[oi])\s*[:\-]?\s*",
                            re.IGNORECASE)
 _WINDOW = 240
@@ -544,15 +549,16 @@ _KEYWORD_HEADS = ("risultat", "total", "tiro", "esito", "lanci", "dad", "facce",
 
 
 def _has_keyword(seg: str) -> bool:
-    """`_KEYWORD.search(seg) is not None`, literal checks first (non-ASCII text: the pattern, for its case folding)."""
-    if seg.isascii():
-        low = seg.lower()
+    """`_KEYWORD.search(seg) is not None`, literal checks first."""
+    low = seg.lower()
+    # The pattern's case folding also reads "ı", "İ" (lowered "i\u0307") as i and "ſ" as s.
+    if seg.isascii() or ("\u0131" not in low and "\u017f" not in low and "\u0307" not in low):
         for k in _KEYWORD_HEADS:
             if k in low:
                 break
         else:
             return False
-    return _KEYWORD.search(seg) is not None
+    return _KEYWORD_FAST.search(seg) is not None
 
 
 def _drop_constants(faces: list[int], count: int, constant: int, const_text: str) -> list[int]:
@@ -597,10 +603,10 @@ def _read_results(segment: str, count: int, constant: int,
         faces = _drop_constants(faces, count, constant, const_text)
         return (tuple(faces) if faces else None), int(tot), True, skipped + len(seg)
     # Segments separated by arrows / "=": "=> 7 => 13", "= 7 + 6 = 13", ": 7 + 6 = 13".
-    if not seg or (seg[0] not in "=:-→⇒" and not _KEYWORD.match(seg)):
+    if not seg or (seg[0] not in "=:-→⇒" and not _KEYWORD_FAST.match(seg)):
         return None, None, False, 0
     keyworded = _has_keyword(seg)
-    work = _KEYWORD.sub(_blank, seg) if keyworded else seg
+    work = _KEYWORD_FAST.sub(_blank, seg) if keyworded else seg
     run: list[list[str]] = []
     read = 0
     pos = 0
@@ -802,7 +808,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
         end_window = me + _WINDOW if me + _WINDOW < n else n
         prose = _PROSE_AFTER.match(text, me, end_window)
-        if prose is not None and _KEYWORD.match(text, prose.end() - 1, end_window) is None:
+        if prose is not None and _KEYWORD_FAST.match(text, prose.end() - 1, end_window) is None:
             # "d1=d1=…": an arrow then a word that is no keyword: _read_results would read nothing on this line.
             first_nl = text.find("\n", me, end_window)
             if first_nl < 0:
@@ -823,7 +829,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             nl2 = rest.find("\n")
             nxt_line = rest if nl2 < 0 else rest[:nl2]
             stripped = nxt_line.lstrip()
-            if _KEYWORD.match(stripped) and not _QUICK.search(stripped):
+            if _KEYWORD_FAST.match(stripped) and not _QUICK.search(stripped):
                 faces2, total, rendered, used = _read_results(stripped, count, constant, m.group(3))
                 if faces is None:
                     faces = faces2

@@ -691,6 +691,21 @@ def test_faces_before_is_the_search(text, p):
     assert (got and got.span()) == (want and want.span())
 
 
+KW_PIECES = ["r", "R", "t", "T", "e", "l", "d", "D", "f", "i", "s", "ı", "İ", "ſ", " ", ":", "\n", "_", "1", "é", "risultato",
+             "Totale", "TIRO", "esito", "lanci", "lancio", "dadi", "dado", "facce", "results", "result", "total", "x"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(KW_PIECES), max_size=12).map("".join), st.integers(0, 40))
+def test_fast_keyword_pattern_is_the_keyword_pattern(text, p):
+    assert [m.span() for m in new._KEYWORD_FAST.finditer(text)] == [m.span() for m in _KEYWORD.finditer(text)]
+    assert new._KEYWORD_FAST.sub("#", text) == _KEYWORD.sub("#", text)
+    p = min(p, len(text))
+    got, want = new._KEYWORD_FAST.match(text, p), _KEYWORD.match(text, p)
+    assert (got and got.span()) == (want and want.span())
+    assert new._has_keyword(text) is (_KEYWORD.search(text) is not None)
+
+
 face_values = st.one_of(st.integers(-2, 30), st.sampled_from(["7", " 3 ", "x", True, 2.0, 2.5, None]))
 faces = st.one_of(
     st.none(),
