@@ -365,7 +365,7 @@ def _int_or_none(value: Any) -> int | None:
         return int(value)
     if isinstance(value, str):
         s = unify_signs(value.strip())
-        if re.fullmatch(r"[+-]?\d{1,12}", s):
+        if s.isascii() and re.fullmatch(r"[+-]?\d{1,12}", s):  # ASCII digits only: int() would read "٧" or "７" as 7
             return int(s)
     return None
 
@@ -474,18 +474,44 @@ _NUM = re.compile(r"-?\d{1,6}")
 _ARROW = re.compile(r"=>|->|→|⇒|=|:")
 _KEYWORD = re.compile(r"\b(?:risultat[oi]|totale|tiro|esito|lancio|lanci|dadi|dado|facce|results?|total)\b\s*:?",
                       re.IGNORECASE)
+# _KEYWORD, scanned several times faster: the words grouped by their first letter, which is matched first (a
+# character class the scan can skip to); "(?<!\w\w)" after it is "\b" before it. Same matches (tested).
+_KEYWORD_FAST = re.compile(
+    r"[rtelfd](?<!\w\w)(?:(?<=[rR])(?:isultat[oi]|esults?)|(?<=[tT])(?:otale|iro|otal)|(?<=[eE])sito"
+    r"|(?<=[lL])(?:ancio|anci)|(?<=[dD])(?:adi|ado)|(?<=[fF])acce)\b\s*:?", re.IGNORECASE)
 _LABEL_PREFIX = re.compile(r"^\s*(?:lancio(?: dadi| del dado| dado)?|dado|dadi|tiro|roll|risultat[oi])\s*[:\-]?\s*",
                            re.IGNORECASE)
 _WINDOW = 240
+_FB_RUN = re.compile(r"[\d\s,+(]*")  # the characters _FACES_BEFORE is made of
+# After an expression: an arrow, brackets maybe, then an ASCII letter (unless a result keyword starts there):
+# a line _read_results reads nothing from (the part after the arrow is prose with no leading number).
+_PROSE_AFTER = re.compile(r"[ \t)]*(?:=>|->|→|⇒|=|:)[ \t]*(?:[(\[+,)][ \t]*)*[A-Za-z]")
+# The keyworded form on lines of their own: "Risultato: 7" then "Totale: 13" (faces, then the total).
+_RIS_TOT = re.compile(r"[ \t:-]*(?:\n[ \t]*)?risultat[oi][ \t]*:?[ \t]*"
+                      r"(\d{1,4}(?:(?:[ \t]*[,+][ \t]*|[ \t]+)\d{1,4}){0,99})"
+                      r"[ \t]*\n[ \t]*totale\b[ \t]*:?[ \t]*(-?\d{1,6})(?!\d)", re.IGNORECASE)
 
 
-def _label_before(text: str, start: int) -> str:
-    line_start = text.rfind("\n", max(0, start - 500), start) + 1
-    before = text[max(line_start, start - 500):start]
+_CONNECTIVES = frozenset(("e", "ed", "poi", "e poi", "and", "then", "o", "oppure"))
+
+
+def _label_before(text: str, start: int, floor: int = 0) -> str:
+    """The text before `start` on its line, not reaching back before `floor` (a previous roll's end)."""
+    lo = max(floor, start - 500)
+    if lo >= start:
+        return ""
+    line_start = text.rfind("\n", lo, start) + 1
+    cut = line_start <= floor  # the line holds the previous roll: only what follows it
+    before = text[max(line_start, lo):start]
+    if cut:
+        before = before.lstrip(" \t,;.")
     prefix = _LABEL_PREFIX.match(before)  # anchored at the start: the one match sub() would remove
     if prefix is not None:
         before = before[prefix.end():]
-    return before.strip(" \t:=->(").strip()
+    label = before.strip(" \t:=->(").strip()
+    if cut and label.lower() in _CONNECTIVES:  # "1d12+6 => 7 => 13 e 1d8 => 5 => 5": no label
+        return ""
+    return label
 
 
 def _expr_of(n: str, s: str, const: str) -> tuple[str, int, int]:
@@ -514,14 +540,49 @@ _LEAD_NUM = re.compile(r"\s*(-?\d{1,6})")
 
 
 _SIMPLE_RESULT = re.compile(r"[=:] ?(\d{1,6})((?: \+ \d{1,6})*) = (\d{1,6})")
+# "= 13 (7 + 6)": the total first, its breakdown (faces, the constants written again) in parentheses.
+_TOTAL_PAREN = re.compile(r"\s*(-?\d{1,6})\s*\(\s*(\d{1,6}(?:(?:\s*[+,-]\s*|\s+)\d{1,6}){0,100})\s*\)")
+_DIGITS = re.compile(r"\d+")
+# The literal heads of _KEYWORD's words (lower case): an ASCII text holding none has no keyword, and the
+# literal checks cost far less than the pattern's scan of every position.
+_KEYWORD_HEADS = ("risultat", "total", "tiro", "esito", "lanci", "dad", "facce", "result")
+
+
+def _has_keyword(seg: str) -> bool:
+    """`_KEYWORD.search(seg) is not None`, literal checks first."""
+    low = seg.lower()
+    # The pattern's case folding also reads "ı", "İ" (lowered "i\u0307") as i and "ſ" as s.
+    if seg.isascii() or ("\u0131" not in low and "\u017f" not in low and "\u0307" not in low):
+        for k in _KEYWORD_HEADS:
+            if k in low:
+                break
+        else:
+            return False
+    return _KEYWORD_FAST.search(seg) is not None
+
+
+def _drop_constants(faces: list[int], count: int, constant: int, const_text: str) -> list[int]:
+    """The faces without the expression's constants written again after them ("7 + 6", "7 + 6 + 2 - 1")."""
+    if constant and len(faces) == count + 1 and abs(faces[-1]) == abs(constant):
+        return faces[:-1]
+    if len(faces) > count + 1 and const_text:
+        # `1d12 +6 +2 -1 = 7 + 6 + 2 - 1 = 14`: each written term again, in order (signs are the text's).
+        terms = [int(x) for x in _DIGITS.findall(const_text)]
+        if len(faces) == count + len(terms) and [abs(f) for f in faces[count:]] == terms:
+            return faces[:count]
+    return faces
 
 
 def _blank(k: re.Match[str]) -> str:
     return " " * len(k.group(0))
 
 
-def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, ...] | None, int | None, bool, int]:
-    """Faces, total, whether a rendered form was seen, and how many chars of `segment` were read."""
+def _read_results(segment: str, count: int, constant: int,
+                  const_text: str = "") -> tuple[tuple[int, ...] | None, int | None, bool, int]:
+    """Faces, total, whether a rendered form was seen, and how many chars of `segment` were read.
+
+    `const_text` is the expression's constant part as written (" +6 +2 -1"), to recognise its terms
+    written again after the faces."""
     seg = segment.lstrip(" \t)")
     skipped = len(segment) - len(seg)
     bracket = _BRACKET_FACES.match(seg) if "[" in seg else None
@@ -539,21 +600,32 @@ def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, .
         faces = [int(first)]
         if more:
             faces.extend(int(x) for x in more[3:].split(" + "))
-        if constant and len(faces) == count + 1 and abs(faces[-1]) == abs(constant):
-            faces = faces[:-1]
+        faces = _drop_constants(faces, count, constant, const_text)
         return (tuple(faces) if faces else None), int(tot), True, skipped + len(seg)
     # Segments separated by arrows / "=": "=> 7 => 13", "= 7 + 6 = 13", ": 7 + 6 = 13".
-    if not seg or (seg[0] not in "=:-→⇒" and not _KEYWORD.match(seg)):
+    if not seg or (seg[0] not in "=:-→⇒" and not _KEYWORD_FAST.match(seg)):
         return None, None, False, 0
-    keyworded = _KEYWORD.search(seg) is not None
-    work = _KEYWORD.sub(_blank, seg) if keyworded else seg
+    keyworded = _has_keyword(seg)
+    work = _KEYWORD_FAST.sub(_blank, seg) if keyworded else seg
     run: list[list[str]] = []
     read = 0
     pos = 0
-    for sep in list(_ARROW.finditer(work)) + [None]:
+    # Lazily: the reading stops at the first prose part, so a long line costs what is read of it.
+    arrows = _ARROW.finditer(work)
+    while True:
+        sep = next(arrows, None)
         part_end = sep.start() if sep else len(work)
         part = work[pos:part_end]
         if part.strip():
+            paren = _TOTAL_PAREN.match(part) if "(" in part else None
+            if paren is not None:  # "= 13 (7 + 6)": the total, then its breakdown
+                read = pos + paren.end()
+                if not run:
+                    faces = _drop_constants([int(x) for x in _NUM.findall(paren.group(2))], count, constant,
+                                            const_text)
+                    return tuple([abs(f) for f in faces]), int(paren.group(1)), True, skipped + read
+                run.append([paren.group(1)])
+                break
             nums = _NUM.findall(part)
             if not nums or _NOT_ARITH.search(part):
                 lead = _LEAD_NUM.match(part)
@@ -575,10 +647,7 @@ def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, .
         faces_nums = run[0][:-1]
     else:
         faces_nums = [n for part in run[:-1] for n in part]
-    faces = [int(x) for x in faces_nums]
-    # "7 + 6": the constant written after the faces is not a face.
-    if constant and len(faces) == count + 1 and abs(faces[-1]) == abs(constant):
-        faces = faces[:-1]
+    faces = _drop_constants([int(x) for x in faces_nums], count, constant, const_text)
     faces = [abs(f) for f in faces]
     return (tuple(faces) if faces else None), total, True, skipped + read
 
@@ -694,8 +763,9 @@ def find_text_rolls(text: str) -> list[TextRoll]:
     kind "typed": an unrendered `[dice=1d12+6]label[/dice]` tag, or a bare `1d12+6 = 13` with no faces.
     kind "rendered": `1d12+6 => 7 => 13`, `1d12+6 = 7 + 6 = 13`, `1d24+6: [17] + 6 = 23`,
     `Risultato: 7 (1d12) +6 = 13`, `Dado: 1d12+6` followed by `Risultato: 7 + 6 = 13` on the same or the
-    next line (docs/history-format.md). The label is the text before the expression on its line;
-    an expression with no result after it is not a roll and is skipped.
+    next line, or by `Risultato: 7` and `Totale: 13` lines, `1d12+6 = 13 (7 + 6)` (docs/history-format.md).
+    The label is the text before the expression on its line, after the previous roll; an expression with
+    no result after it is not a roll and is skipped.
     """
     if not isinstance(text, str) or not _has_anchor(text) or not _may_roll(text):
         return []
@@ -710,51 +780,91 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         found.append(_text_roll(start, end, expr, None, None, clean_markup(label), "typed"))
     tag_i = 0
     last_end = 0
+    n = len(text)
+    passed_end = 0  # the latest end of the rolls in found[:tag_i] (tags, then text rolls: not in order)
     for m in _candidate_exprs(text):
-        if m.start() < last_end:
+        ms = m.start()
+        if ms < last_end:
             continue
-        while tag_i < len(found) and found[tag_i].end <= m.start():
+        while tag_i < len(found) and found[tag_i].end <= ms:
+            if found[tag_i].end > passed_end:
+                passed_end = found[tag_i].end
             tag_i += 1
-        if tag_i < len(found) and found[tag_i].start <= m.start():
+        if tag_i < len(found) and found[tag_i].start <= ms:
             continue  # inside a [dice] tag
-        expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
+        me = m.end()
         # Faces-first form: "7 (1d12) +6 = 13".
-        fb = _FACES_BEFORE.search(text, max(0, m.start() - 120), m.start()) if m.start() and "(" in text[max(0, m.start() - 4):m.start()] else None
+        fb = _faces_before(text, ms) if ms and "(" in text[ms - 4 if ms >= 4 else 0:ms] else None
         if fb:
-            after = _AFTER_PAREN.match(text, m.end())
+            after = _AFTER_PAREN.match(text, me)
             if after:
                 expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3) + after.group(1))
                 faces = tuple(int(x) for x in _NUM.findall(fb.group(1)))
                 found.append(_text_roll(fb.start(), after.end(), expr, faces, int(after.group(2)),
-                                        _label_before(text, fb.start()), "rendered"))
+                                        _label_before(text, fb.start(), max(last_end, passed_end)),
+                                        "rendered"))
                 last_end = after.end()
                 continue
         # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
-        end_window = min(len(text), m.end() + _WINDOW)
-        window = text[m.end():end_window]
-        first_nl = window.find("\n")
-        line = window if first_nl < 0 else window[:first_nl]
-        faces, total, rendered, used = _read_results(line, count, constant)
+        end_window = me + _WINDOW if me + _WINDOW < n else n
+        prose = _PROSE_AFTER.match(text, me, end_window)
+        if prose is not None and _KEYWORD_FAST.match(text, prose.end() - 1, end_window) is None:
+            # "d1=d1=…": an arrow then a word that is no keyword: _read_results would read nothing on this line.
+            first_nl = text.find("\n", me, end_window)
+            if first_nl < 0:
+                continue
+            first_nl -= me
+            faces, total, rendered, used = None, None, False, 0
+            window = text[me:end_window]
+            expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
+        else:
+            window = text[me:end_window]
+            first_nl = window.find("\n")
+            line = window if first_nl < 0 else window[:first_nl]
+            expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
+            faces, total, rendered, used = _read_results(line, count, constant, m.group(3))
         consumed = used
         if total is None and first_nl >= 0:
             rest = window[first_nl + 1:]
             nl2 = rest.find("\n")
             nxt_line = rest if nl2 < 0 else rest[:nl2]
             stripped = nxt_line.lstrip()
-            if _KEYWORD.match(stripped) and not _QUICK.search(stripped):
-                faces2, total, rendered, used = _read_results(stripped, count, constant)
+            if _KEYWORD_FAST.match(stripped) and not _QUICK.search(stripped):
+                faces2, total, rendered, used = _read_results(stripped, count, constant, m.group(3))
                 if faces is None:
                     faces = faces2
                 consumed = first_nl + 1 + (len(nxt_line) - len(stripped)) + used
         if total is None:
             continue
-        end = m.end() + consumed
-        found.append(_text_roll(m.start(), end, expr, faces, total, _label_before(text, m.start()),
+        if first_nl >= 0:
+            # "Dado: 1d12+6" / "Risultato: 7" / "Totale: 13": the "Risultato" numbers are the faces, not the total.
+            rt = _RIS_TOT.match(text, me, end_window)
+            if rt is not None:
+                faces = tuple(_drop_constants([int(x) for x in _NUM.findall(rt.group(1))], count, constant,
+                                              m.group(3)))
+                total = int(rt.group(2))
+                consumed = rt.end() - me
+        end = me + consumed
+        found.append(_text_roll(ms, end, expr, faces, total, _label_before(text, ms, max(last_end, passed_end)),
                                 "rendered" if rendered or faces is not None else "typed"))
         last_end = end
     if len(found) > 1:
         found.sort(key=_start_of)
     return found
+
+
+def _faces_before(text: str, p: int) -> re.Match[str] | None:
+    """`_FACES_BEFORE.search(text, max(0, p - 120), p)`, searched only where it can match: after the last
+    character before `p` that the pattern cannot hold (\\d, \\s, ",", "+", "(")."""
+    lo = max(0, p - 120)
+    tail = text[p - 5 if p >= 5 else 0:p]
+    head = tail.rstrip()
+    spaces = len(tail) - len(head)
+    # The pattern ends in "(", at most 3 spaces and "$" (which also matches before a last "\n").
+    if not head.endswith("(") or spaces > 4 or (spaces == 4 and tail[-1] != "\n"):
+        return None
+    run = _FB_RUN.match(text[lo:p][::-1])
+    return _FACES_BEFORE.search(text, p - run.end(), p)  # type: ignore[union-attr]
 
 
 def _start_of(r: TextRoll) -> int:

@@ -218,6 +218,76 @@ def test_find_text_rolls_ignores_prose_without_results():
     assert find_text_rolls("") == []
 
 
+def _made(text: str) -> list[tuple]:
+    return [(r.expression, r.faces, r.total, r.kind, r.label, text[r.start:r.end], made.authentic, made.problems)
+            for r in find_text_rolls(text)
+            for made in [make_roll(expression=r.expression, faces=r.faces, total=r.total, label=r.label,
+                                   source="forum_roller")]]
+
+
+def test_find_text_rolls_risultato_then_totale_lines():
+    # Review R1: the lone "Risultato" number is the face, the "Totale" line the total (was total 7, faces null).
+    text = "Dado: 1d12+6\nRisultato: 7\nTotale: 13"
+    assert _made(text) == [("1d12+6", (7,), 13, "rendered", "", "1d12+6\nRisultato: 7\nTotale: 13", True, ())]
+    text = "Dado: 2d6+1 Risultato: 3, 4\nTotale: 8"
+    assert _made(text) == [("2d6+1", (3, 4), 8, "rendered", "", "2d6+1 Risultato: 3, 4\nTotale: 8", True, ())]
+    # the constant written again among the faces, and a contradicting total still flagged
+    assert _made("Dado: 1d12+6\nRisultato: 7 + 6\nTotale: 14") == [
+        ("1d12+6", (7,), 14, "rendered", "", "1d12+6\nRisultato: 7 + 6\nTotale: 14", False, ("total_mismatch",))]
+    # the forms that were already read stay as they were
+    assert _made("Dado: 1d12+6\nRisultato: 7 + 6 = 13") == [
+        ("1d12+6", (7,), 13, "rendered", "", "1d12+6\nRisultato: 7 + 6 = 13", True, ())]
+    assert _made("Dado: 1d12+6\nTotale: 13") == [("1d12+6", None, 13, "rendered", "", "1d12+6\nTotale: 13", True, ())]
+    assert _made("Dado: 1d12+6\nRisultato: 7") == [
+        ("1d12+6", None, 7, "rendered", "", "1d12+6\nRisultato: 7", True, ())]
+
+
+def test_find_text_rolls_several_constants_written_again():
+    # Review R2: "+6 +2 -1" written again after the face are not faces (was faces (7, 6, 2, 1), flagged).
+    text = "1d12 +6 +2 -1 = 7 + 6 + 2 - 1 = 14"
+    assert _made(text) == [("1d12+7", (7,), 14, "rendered", "", text, True, ())]
+    assert _made("2d6+1-1 = 3 + 4 + 1 - 1 = 7") == [("2d6", (3, 4), 7, "rendered", "", "2d6+1-1 = 3 + 4 + 1 - 1 = 7",
+                                                     True, ())]
+    # numbers that are not the written terms stay faces (and are flagged)
+    assert _made("1d12 +6 +2 = 7 + 5 + 2 = 14") == [
+        ("1d12+8", (7, 5, 2), 14, "rendered", "", "1d12 +6 +2 = 7 + 5 + 2 = 14", False,
+         ("face_count_mismatch", "total_mismatch"))]
+
+
+def test_find_text_rolls_total_then_breakdown():
+    # Review R3: "= 13 (7 + 6)" is the total, then faces and constant (was faces (13, 7), total 6).
+    assert _made("1d12+6 = 13 (7 + 6)") == [("1d12+6", (7,), 13, "rendered", "", "1d12+6 = 13 (7 + 6)", True, ())]
+    assert _made("Attacco 2d6 => 7 (3, 4) poi") == [("2d6", (3, 4), 7, "rendered", "Attacco", "2d6 => 7 (3, 4)", True,
+                                                     ())]
+    assert _made("1d12+6 => 7 => 13 (7 + 6)") == [
+        ("1d12+6", (7,), 13, "rendered", "", "1d12+6 => 7 => 13 (7 + 6)", True, ())]
+    # a word in the parentheses: only the total, as before
+    assert _made("1d12+6 = 13 (Attacco)") == [("1d12+6", None, 13, "typed", "", "1d12+6 = 13", True, ())]
+
+
+def test_find_text_rolls_label_stops_at_the_previous_roll():
+    text = "1d12+6 => 7 => 13 e 1d8 => 5 => 5"
+    assert [(r.label, text[r.start:r.end]) for r in find_text_rolls(text)] == [
+        ("", "1d12+6 => 7 => 13"), ("", "1d8 => 5 => 5")]
+    text = "Attacco (A vs B) 1d12+6 => 7 => 13, Parata (B vs A) 1d8 => 5 => 5"
+    assert [r.label for r in find_text_rolls(text)] == ["Attacco (A vs B)", "Parata (B vs A)"]
+    text = "[dice=1d12+6]Attacco[/dice] 1d12+6 => 7 => 13"
+    assert [(r.label, r.kind) for r in find_text_rolls(text)] == [("Attacco", "typed"), ("", "rendered")]
+    # a tag between two text rolls: the label starts after the tag, not after the first roll
+    text = "1d12+6 => 7 => 13 [dice=1d6]Danni[/dice] Parata 1d8 => 5 => 5"
+    assert [r.label for r in find_text_rolls(text)] == ["", "Danni", "Parata"]
+
+
+def test_make_roll_reads_only_ascii_digits():
+    # "٧" (Arabic-Indic 7) and "７" (full-width 7) are not read as 7.
+    assert make_roll(expression="1d12+6", faces=["٧"], total="13", label="", source="forum_roller").problems == (
+        "unreadable_faces",)
+    assert make_roll(expression="1d12+6", faces=[7], total="１３", label="", source="forum_roller").problems == (
+        "unreadable_total",)
+    roll = make_roll(expression="1d12+6", faces=[" 7 "], total="−13", label="", source="forum_roller")
+    assert (roll.faces, roll.total, roll.problems) == ((7,), -13, ("total_mismatch",))
+
+
 def test_find_text_rolls_keeps_out_of_limit_expressions_raw():
     (roll,) = find_text_rolls("5d2000 => 3 => 3")
     assert roll.expression == "5d2000"

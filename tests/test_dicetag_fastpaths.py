@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine.fastdata import maker
@@ -20,6 +20,9 @@ from scraper.dicetag import (  # the patterns and limits the fast paths left as 
     _SOURCES, _SPACES, _TARGET_SPLIT, _TECH_SPLIT, _TWO_LINE, _UNIFY, _UNIFY_RE, _VS, _WINDOW, MAX_COUNT,
     MAX_LABEL_PARSE, DiceExpressionError, TextRoll, normalise_expression, parse_expression,
 )
+# changed 2026-12-01: the fixes of R1 (Risultato/Totale lines), R2 (several constants written again), R3 (total
+# then its breakdown in parentheses) and labels stopping at the previous roll, in the reference too.
+from scraper.dicetag import _CONNECTIVES, _RIS_TOT, _TOTAL_PAREN, _drop_constants
 
 # --- the reference: scraper/dicetag.py's functions before the fast paths (commit 892bf4a) ---------
 
@@ -181,7 +184,7 @@ def _int_or_none(value: Any) -> int | None:
         return int(value)
     if isinstance(value, str):
         s = unify_signs(value.strip())
-        if re.fullmatch(r"[+-]?\d{1,12}", s):
+        if s.isascii() and re.fullmatch(r"[+-]?\d{1,12}", s):  # changed 2026-12-01: ASCII digits only ("٧" is not 7)
             return int(s)
     return None
 
@@ -241,11 +244,19 @@ def make_roll(*, expression: str, faces: Iterable[Any] | None, total: Any, label
                 authentic=not problems, problems=tuple(problems))
 
 
-def _label_before(text: str, start: int) -> str:
-    line_start = text.rfind("\n", max(0, start - 500), start) + 1
-    before = text[max(line_start, start - 500):start]
+def _label_before(text: str, start: int, floor: int = 0) -> str:
+    # changed 2026-12-01: not reaching back before `floor` (the previous roll's end), connectives dropped
+    lo = max(floor, start - 500)
+    if lo >= start:
+        return ""
+    line_start = text.rfind("\n", lo, start) + 1
+    cut = line_start <= floor
+    before = text[max(line_start, lo):start]
+    if cut:
+        before = before.lstrip(" \t,;.")
     before = _LABEL_PREFIX.sub("", before)
-    return before.strip(" \t:=->(").strip()
+    label = before.strip(" \t:=->(").strip()
+    return "" if cut and label.lower() in _CONNECTIVES else label
 
 
 def _expr_of(n: str, s: str, const: str) -> tuple[str, int, int]:
@@ -258,7 +269,9 @@ def _expr_of(n: str, s: str, const: str) -> tuple[str, int, int]:
         return _SPACES.sub("", written), int(n) if n else 1, 0
 
 
-def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, ...] | None, int | None, bool, int]:
+# changed 2026-12-01: const_text (the expression's written constants, see _drop_constants)
+def _read_results(segment: str, count: int, constant: int,
+                  const_text: str = "") -> tuple[tuple[int, ...] | None, int | None, bool, int]:
     """Faces, total, whether a rendered form was seen, and how many chars of `segment` were read."""
     seg = segment.lstrip(" \t)")
     skipped = len(segment) - len(seg)
@@ -281,6 +294,15 @@ def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, .
         part_end = sep.start() if sep else len(work)
         part = work[pos:part_end]
         if part.strip():
+            paren = _TOTAL_PAREN.match(part)  # changed 2026-12-01: "= 13 (7 + 6)", total then breakdown
+            if paren is not None:
+                read = pos + paren.end()
+                if not run:
+                    faces = _drop_constants([int(x) for x in _NUM.findall(paren.group(2))], count, constant,
+                                            const_text)
+                    return tuple([abs(f) for f in faces]), int(paren.group(1)), True, skipped + read
+                run.append([paren.group(1)])
+                break
             nums = _NUM.findall(part)
             if not nums or _NOT_ARITH.search(part):
                 lead = _LEAD_NUM.match(part)
@@ -304,8 +326,7 @@ def _read_results(segment: str, count: int, constant: int) -> tuple[tuple[int, .
         faces_nums = [n for part in run[:-1] for n in part]
     faces = [int(x) for x in faces_nums]
     # "7 + 6": the constant written after the faces is not a face.
-    if constant and len(faces) == count + 1 and abs(faces[-1]) == abs(constant):
-        faces = faces[:-1]
+    faces = _drop_constants(faces, count, constant, const_text)  # changed 2026-12-01: several constants too
     faces = [abs(f) for f in faces]
     return (tuple(faces) if faces else None), total, True, skipped + read
 
@@ -390,6 +411,8 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             tag_i += 1
         if tag_i < len(found) and found[tag_i].start <= m.start():
             continue  # inside a [dice] tag
+        # changed 2026-12-01: labels stop at the previous roll's end
+        floor = max([last_end] + [r.end for r in found if r.end <= m.start()])
         expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
         # Faces-first form: "7 (1d12) +6 = 13".
         fb = _FACES_BEFORE.search(text, max(0, m.start() - 120), m.start()) if m.start() and "(" in text[max(0, m.start() - 4):m.start()] else None
@@ -399,7 +422,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
                 expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3) + after.group(1))
                 faces = tuple(int(x) for x in _NUM.findall(fb.group(1)))
                 found.append(TextRoll(fb.start(), after.end(), expr, faces, int(after.group(2)),
-                                      _label_before(text, fb.start()), "rendered"))
+                                      _label_before(text, fb.start(), floor), "rendered"))
                 last_end = after.end()
                 continue
         # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
@@ -407,7 +430,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         window = text[m.end():end_window]
         first_nl = window.find("\n")
         line = window if first_nl < 0 else window[:first_nl]
-        faces, total, rendered, used = _read_results(line, count, constant)
+        faces, total, rendered, used = _read_results(line, count, constant, m.group(3))  # changed 2026-12-01
         consumed = used
         if total is None and first_nl >= 0:
             rest = window[first_nl + 1:]
@@ -415,14 +438,21 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             nxt_line = rest if nl2 < 0 else rest[:nl2]
             stripped = nxt_line.lstrip()
             if _KEYWORD.match(stripped) and not _QUICK.search(stripped):
-                faces2, total, rendered, used = _read_results(stripped, count, constant)
+                faces2, total, rendered, used = _read_results(stripped, count, constant, m.group(3))
                 if faces is None:
                     faces = faces2
                 consumed = first_nl + 1 + (len(nxt_line) - len(stripped)) + used
         if total is None:
             continue
+        if first_nl >= 0:  # changed 2026-12-01: "Risultato: 7" then "Totale: 13"
+            rt = _RIS_TOT.match(text, m.end(), end_window)
+            if rt is not None:
+                faces = tuple(_drop_constants([int(x) for x in _NUM.findall(rt.group(1))], count, constant,
+                                              m.group(3)))
+                total = int(rt.group(2))
+                consumed = rt.end() - m.end()
         end = m.end() + consumed
-        found.append(TextRoll(m.start(), end, expr, faces, total, _label_before(text, m.start()),
+        found.append(TextRoll(m.start(), end, expr, faces, total, _label_before(text, m.start(), floor),
                               "rendered" if rendered or faces is not None else "typed"))
         last_end = end
     found.sort(key=lambda r: r.start)
@@ -441,11 +471,13 @@ PIECES = [
     "\u200b", "\u2009", "é", "ı", "v", "V", ".", "1d12+6", "d20", "D6", "1 d 8", "2d6-1", "1d0", "=", " = ", "7",
     " + ", "13", "123456", "1234567", "Risultato", "Totale: ", "risultati", "[dice=1d6]", "[/dice]", "[DICE=2d6-1]",
     "Lancio dadi ", "Dado: ", "=> ", "7 (1d12) +6 = 13", ": [17] + 6 = 23", ": 7 + 6 = 13", ": 45 = 45", "= 4 + 2 = 6",
+    "= 13 (7 + 6)", " (7, 6)", " +2 -1", "= 7 + 6 + 2 - 1 = 14", "Risultato: 7\nTotale: 13", "\nTotale: 13", " e ",
+    "poi ", "d1=", " =>x",
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=25).map("".join)
 any_text = st.text(max_size=60)
 SEG_PIECES = ["=", ":", " ", "7", "13", "6", "123456", "1234567", " + ", "+", " = ", "-", "=>", "[", "]", "Risultato",
-              "\n", ")", "x", "٣"]
+              "\n", ")", "x", "٣", "(", " (7 + 6)", ","]
 segments = st.lists(st.sampled_from(SEG_PIECES), max_size=14).map("".join)
 # The phpBB roller's ": 7 + 6 = 13" and its near misses (spacing, signs, long numbers, what follows)
 roller_segments = st.builds(
@@ -490,6 +522,8 @@ def test_parse_label_matches_the_reference(raw):
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(texts, any_text))
+@example("1d12+6 => 7 => 13 [dice=1d6]Danni[/dice] Parata 1d8 => 5 => 5")  # a tag after a text roll
+@example("d1=d1=d1 =>x\nRisultato: 7\nTotale: 13 1d6 = ( Attacco")
 def test_find_text_rolls_matches_the_reference(text):
     new.clear_caches()
     got = new.find_text_rolls(text)
@@ -511,12 +545,38 @@ def test_parse_modifiers_matches_the_reference(text):
 @given(st.one_of(segments, roller_segments), st.integers(0, 5), st.integers(-7, 7))
 def test_read_results_matches_the_reference(seg, count, constant):
     assert new._read_results(seg, count, constant) == _read_results(seg, count, constant)
+    for const_text in (" +6 +2 -1", "+7", " - 1 + 2"):
+        assert new._read_results(seg, count, constant, const_text) == _read_results(seg, count, constant, const_text)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(texts, any_text))
 def test_dstarts_are_the_dstart_matches(text):
     assert [m.span() for m in new._dstarts(text)] == [m.span() for m in _DSTART.finditer(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["1", "23", " ", "  ", "\n", "\t", "(", ",", "+", "x", ")", "\u00a0", "٣"]),
+                max_size=30).map("".join), st.integers(0, 40))
+def test_faces_before_is_the_search(text, p):
+    p = min(p, len(text))
+    got, want = new._faces_before(text, p), _FACES_BEFORE.search(text, max(0, p - 120), p)
+    assert (got and got.span()) == (want and want.span())
+
+
+KW_PIECES = ["r", "R", "t", "T", "e", "l", "d", "D", "f", "i", "s", "ı", "İ", "ſ", " ", ":", "\n", "_", "1", "é",
+             "risultato", "Totale", "TIRO", "esito", "lanci", "lancio", "dadi", "dado", "facce", "results", "result", "total", "x"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(KW_PIECES), max_size=12).map("".join), st.integers(0, 40))
+def test_fast_keyword_pattern_is_the_keyword_pattern(text, p):
+    assert [m.span() for m in new._KEYWORD_FAST.finditer(text)] == [m.span() for m in _KEYWORD.finditer(text)]
+    assert new._KEYWORD_FAST.sub("#", text) == _KEYWORD.sub("#", text)
+    p = min(p, len(text))
+    got, want = new._KEYWORD_FAST.match(text, p), _KEYWORD.match(text, p)
+    assert (got and got.span()) == (want and want.span())
+    assert new._has_keyword(text) is (_KEYWORD.search(text) is not None)
 
 
 face_values = st.one_of(st.integers(-2, 30), st.sampled_from(["7", " 3 ", "x", True, 2.0, 2.5, None]))
