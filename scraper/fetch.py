@@ -330,10 +330,11 @@ class _suppress:
 # --- connection guard (checks the address actually connected to, against DNS rebinding) ---------------
 
 class _PeerRefused(Exception):
-    def __init__(self, host: str, address: str) -> None:
+    def __init__(self, host: str, address: str, reason: str = "address") -> None:
         super().__init__(host, address)
         self.host = host
         self.address = address
+        self.reason = reason
 
 
 def _pool_classes(check: Callable[[str, str], None]) -> dict[str, type]:
@@ -507,8 +508,6 @@ class Fetcher:
     def check_url(self, url: str) -> None:
         """Raise HostNotAllowed unless `url` is http(s) on an allowed host resolving to allowed addresses."""
         host, port = self._host_port(url)
-        if not host_matches(host, self.policy.allowed_hosts):
-            raise _refused(f"host non consentito: {host} (non è tra gli host ammessi)", "host")
         try:
             literal = ipaddress.ip_address(host.strip("[]"))
         except ValueError:
@@ -535,6 +534,7 @@ class Fetcher:
     # -- layers ----------------------------------------------------------------------------------
 
     def _host_port(self, url: str) -> tuple[str, int]:
+        """(host, port) the transport will connect to, refused unless every parser reads the same one."""
         try:
             parts = urlsplit(url)
             port = parts.port
@@ -544,14 +544,22 @@ class Fetcher:
             raise HostNotAllowed(f"schema non consentito: {parts.scheme or '(nessuno)'}:// (solo http e https)")
         if parts.username is not None or parts.password is not None:
             raise HostNotAllowed("URL con credenziali non consentito")
-        host = (parts.hostname or "").rstrip(".")
-        if not host:
+        if not parts.hostname:
             raise HostNotAllowed(f"URL senza host: {url!r}")
-        try:
-            host.encode("idna")
-        except UnicodeError:
-            raise HostNotAllowed(f"nome di host non valido: {host!r}") from None
-        return host, port or (443 if parts.scheme == "https" else 80)
+        default = 443 if parts.scheme == "https" else 80
+        # requests/urllib3 read the authority differently from urlsplit (a `\` ends it for them): the host
+        # judged is the one the transport connects to, and a URL the parsers disagree on is refused
+        target = _transport_target(url)
+        if target is None:
+            raise HostNotAllowed(f"URL non valido: {url!r}")
+        host, tport = target
+        if not _HOSTNAME.fullmatch(host) and not _is_ip_literal(host):
+            raise HostNotAllowed(f"nome di host non valido: {host!r}")
+        if not host_matches(host, self.policy.allowed_hosts):
+            raise _refused(f"host non consentito: {host} (non è tra gli host ammessi)", "host")
+        if _normal_host(parts.hostname) != host or (port or default) != (tport or default):
+            raise _refused(f"host non consentito: l'URL {url!r} non indica un host univoco", "host")
+        return host, port or default
 
     def _address_allowed(self, address: str) -> bool:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
@@ -572,6 +580,9 @@ class Fetcher:
             raise _refused(f"{host} porta a un indirizzo privato o riservato ({address}): non consentito", "address")
 
     def _check_peer(self, host: str, address: str) -> None:
+        # the host the connection was really opened for, whatever the URL check read
+        if not host_matches(_normal_host(host) or "", self.policy.allowed_hosts):
+            raise _PeerRefused(host, address, "host")
         try:
             ok = self._address_allowed(address)
         except ValueError:
@@ -689,6 +700,8 @@ class Fetcher:
                 return _Raw(url, response.status_code, response.headers,
                             self._read(response, max_bytes, url, truncate=truncate))
             except _PeerRefused as exc:
+                if exc.reason == "host":
+                    raise _refused(f"host non consentito: {exc.host} (non è tra gli host ammessi)", "host") from None
                 raise _refused(f"{exc.host} porta a un indirizzo privato o riservato ({exc.address}): "
                                "non consentito", "address") from None
             except requests.exceptions.Timeout as exc:
@@ -723,6 +736,43 @@ class Fetcher:
                 raise FetchTimeout(f"tempo scaduto per {url}: download oltre {self.policy.total_timeout:.0f} s",
                                    url=url)
         return bytes(buf)
+
+
+# A DNS name as the transport sends it (lowercase, IDNA-encoded): LDH labels, `_` tolerated.
+_HOSTNAME = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*")
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _normal_host(host: str) -> str | None:
+    """A host as requests sends it: lowercase, IDNA-encoded, no brackets, no trailing dot; None if invalid."""
+    host = host.strip("[]").lower()
+    if not host.isascii():
+        try:
+            host = requests.models.PreparedRequest._get_idna_encoded_host(host)
+        except (UnicodeError, requests.exceptions.InvalidURL):
+            return None
+    host = host.lower()
+    return host[:-1] if host.endswith(".") else host
+
+
+def _transport_target(url: str) -> tuple[str, int | None] | None:
+    """(host, port) of the connection requests will open for `url` (the URL it prepares, read by urllib3's
+    parser, as the pool manager reads it); None when requests refuses the URL."""
+    prepared = requests.PreparedRequest()
+    try:
+        prepared.prepare_url(url, None)
+        parsed = urllib3.util.parse_url(prepared.url or "")
+    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, UnicodeError, ValueError):
+        return None
+    host = _normal_host(parsed.host or "")
+    return (host, parsed.port) if host else None
 
 
 def _refused(message: str, reason: str) -> HostNotAllowed:

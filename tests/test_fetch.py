@@ -6,6 +6,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from scraper.errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
 from scraper.fetch import Fetcher, FetchPolicy, host_matches, parse_retry_after
@@ -230,6 +231,83 @@ def test_only_plain_http_urls_on_hosts(url, local_fetcher):
         local_fetcher.get(url)
 
 
+# The host check must judge the host requests/urllib3 connect to: for them a `\\` ends the authority
+# (urlsplit reads on), so `localhost\\.gdr.forumattivo.com` looked like a forumattivo host and went to localhost.
+CONFUSED_URLS = [
+    ("http://localhost\\.gdr.forumattivo.com/robots.txt", "host non consentito: localhost "),
+    ("http://localhost\\.gdr.forumattivo.com:8080/?t=1", "host non consentito: localhost "),
+    ("https://localhost\\gdr.forumattivo.com/", "host non consentito: localhost "),
+    ("http://gdr.forumattivo.com\\.localhost/", "host non consentito: l'URL"),
+    ("http://localhost%5C.gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost%2f.gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost .gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost\x00.gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost\uff3c.gdr.forumattivo.com/", "URL non valido"),
+]
+
+
+@pytest.mark.parametrize("url,message", CONFUSED_URLS)
+def test_urls_the_parsers_read_differently_are_refused(url, message, sleeps):
+    resolved = []
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=("*.forumattivo.com",), cache_dir=None, obey_robots=False,
+                                  retries=0, sleep=sleeps.append,
+                                  resolver=lambda host, port: resolved.append(host) or ["93.184.216.34"]))
+    with pytest.raises(HostNotAllowed) as info:
+        fetcher.get(url)
+    assert info.value.code == "host_not_allowed" and str(info.value).startswith(message)
+    if message.startswith("host non consentito"):
+        assert info.value.reason == "host"
+    assert resolved == [] and not fetcher.allowed(url)
+
+
+def test_redirect_to_a_backslash_url_is_refused_by_host(local_forum, local_policy):
+    fetcher = Fetcher(replace(local_policy, allowed_hosts=("127.0.0.1", "*.forumattivo.com"), obey_robots=False,
+                              resolver=lambda host, port: ["127.0.0.1"]))
+    path = local_forum.set_page("/?t=8", PAGE1)
+    local_forum.set_page("/?t=9", PAGE2)
+    local_forum.set_behaviour(path, redirect=f"http://localhost\\.gdr.forumattivo.com:{local_forum.port}/?t=9")
+    with pytest.raises(HostNotAllowed) as info:
+        fetcher.get(local_forum.url(path))
+    assert str(info.value) == "host non consentito: localhost (non è tra gli host ammessi)"
+    assert info.value.reason == "host"
+    assert [r.path for r in local_forum.requests_log] == ["/?t=8"]
+
+
+def test_connection_is_refused_for_a_host_off_the_allowlist(local_forum, local_policy):
+    # second line of defence: the connection itself checks the host it is opened for
+    fetcher = Fetcher(replace(local_policy, allowed_hosts=("gdr.forumattivo.com",), obey_robots=False, retries=0))
+    local_forum.set_page("/?t=1", PAGE1)
+    with pytest.raises(HostNotAllowed) as info:
+        fetcher._attempt(local_forum.url("/?t=1"), {}, 1024, False)
+    assert str(info.value) == "host non consentito: 127.0.0.1 (non è tra gli host ammessi)"
+    assert info.value.reason == "host" and local_forum.requests_log == []
+
+
+_URL_PIECES = st.sampled_from(["localhost", "gdr", ".", "forumattivo.com", "\\", "/", "@", ":", "8080", "?", "#",
+                               "%5c", "%2e", "%2f", "%40", "\t", " ", "[", "]", "::1", "\uff3c", "\u3002", "\uff0e",
+                               "Ｇ", "ß", "xn--", "-", "_", ";", "\x00", "\r\n"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["http://", "https://", "HTTP://"]), st.lists(_URL_PIECES, max_size=4),
+       st.sampled_from(["gdr.forumattivo.com", ".forumattivo.com", "forumattivo.com", "GDR.ForumAttivo.com."]),
+       st.lists(_URL_PIECES, max_size=3))
+def test_an_accepted_url_connects_to_the_host_that_was_checked(scheme, head, allowed_part, tail):
+    import requests
+    import urllib3
+
+    allowed = ("*.forumattivo.com", "gdr.forumattivo.com")
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=allowed, cache_dir=None,
+                                  resolver=lambda host, port: ["93.184.216.34"]))
+    url = scheme + "".join(head) + allowed_part + "".join(tail) + "/x"
+    try:
+        fetcher.check_url(url)
+    except ScrapeError:
+        return
+    sent = urllib3.util.parse_url(requests.Request("GET", url).prepare().url)
+    assert host_matches(sent.host, allowed)
+
+
 def test_host_allowlist_wildcards():
     patterns = ("*.forumfree.it", "forumcommunity.net")
     assert host_matches("gdr.forumfree.it", patterns)
@@ -447,7 +525,6 @@ def test_one_request_at_a_time_per_host(local_forum, local_fetcher):
     assert all(b - a >= 0.28 for a, b in zip(starts, starts[1:]))
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @settings(max_examples=300, deadline=None)
