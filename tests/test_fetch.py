@@ -556,3 +556,165 @@ def test_url_check_refuses_by_name(url):
     except ScrapeError:
         return
     assert url.lower().lstrip().startswith(("http://", "https://"))
+
+
+# --- raw-socket server: what werkzeug will not send (a body cut short before a close, headers dripping) ---
+
+class _RawServer:
+    """127.0.0.1:<free port>; `handler(path, conn)` writes the whole answer by hand, then the socket closes."""
+
+    def __init__(self, handler):
+        import socket
+        import threading
+
+        self.handler = handler
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        import threading
+
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn):
+        try:
+            req = b""
+            while b"\r\n\r\n" not in req:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                req += data
+            self.handler(req.split()[1].decode(), conn)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def close(self):
+        self.sock.close()
+        for conn in self.conns:
+            conn.close()
+
+
+@pytest.fixture()
+def raw_server():
+    servers = []
+
+    def start(handler):
+        servers.append(_RawServer(handler))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def _raw_fetcher(local_policy, **changes):
+    return Fetcher(replace(local_policy, **{"obey_robots": False, "retries": 0, "cache_dir": None, **changes}))
+
+
+BIG_PAGE = ("<html><body>" + "".join(f"<p>Post {i}: Hollow attacca, 2d6 = {i % 12}</p>" for i in range(3000))
+            + "</body></html>").encode()
+
+
+def _deflate(data, wbits):
+    import zlib
+
+    obj = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    return obj.compress(data) + obj.flush()
+
+
+def _encoded(kind):
+    import gzip
+    import zlib
+
+    return {"gzip": gzip.compress(BIG_PAGE), "x-gzip": gzip.compress(BIG_PAGE),
+            "deflate": _deflate(BIG_PAGE, zlib.MAX_WBITS), "raw-deflate": _deflate(BIG_PAGE, -zlib.MAX_WBITS),
+            "two-members": gzip.compress(BIG_PAGE[:5000]) + gzip.compress(BIG_PAGE[5000:])}[kind]
+
+
+def _send_encoded(kind, fraction):
+    body = _encoded(kind)
+    coding = {"raw-deflate": "deflate", "two-members": "gzip"}.get(kind, kind)
+
+    def handler(path, conn):
+        # no Content-Length, connection closed: the end of the body is the end of the connection
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Encoding: "
+                     + coding.encode() + b"\r\nConnection: close\r\n\r\n" + body[:int(len(body) * fraction)])
+    return handler
+
+
+@pytest.mark.parametrize("kind", ["gzip", "x-gzip", "deflate", "raw-deflate", "two-members"])
+def test_compressed_body_is_decoded_whole(kind, raw_server, local_policy):
+    server = raw_server(_send_encoded(kind, 1.0))
+    result = _raw_fetcher(local_policy).get(server.url("/?t=5"))
+    assert result.content == BIG_PAGE and result.encoding == "utf-8"
+
+
+@pytest.mark.parametrize("kind", ["gzip", "deflate", "raw-deflate", "two-members"])
+@pytest.mark.parametrize("fraction", [0.5, 0.9, 0.99])
+def test_compressed_body_cut_short_is_an_incomplete_fetch(kind, fraction, raw_server, local_policy, sleeps):
+    server = raw_server(_send_encoded(kind, fraction))
+    url = server.url("/viewtopic.php?t=606")
+    fetcher = _raw_fetcher(local_policy, retries=1)
+    with pytest.raises(FetchFailed) as info:
+        fetcher.get(url)
+    coding = "deflate" if "deflate" in kind else "gzip"
+    assert type(info.value) is FetchFailed and info.value.code == "fetch_failed" and info.value.status is None
+    assert str(info.value) == (f"risposta incompleta per {url}: il contenuto compresso ({coding}) "
+                               "si interrompe prima della fine")
+    assert sleeps == [0.5]  # a broken transfer is retried like a dropped connection
+
+
+def _drip_body(path, conn):
+    import time
+
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n")
+    for _ in range(100):
+        conn.sendall(b"x")
+        time.sleep(0.2)
+
+
+def _drip_headers(path, conn):
+    import time
+
+    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+    for _ in range(100):
+        conn.sendall(b"X-Riempitivo: a\r\n")
+        time.sleep(0.2)
+
+
+def _drip_body_no_length(path, conn):
+    import time
+
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n")
+    for _ in range(100):
+        conn.sendall(b"<p>x</p>")
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("handler", [_drip_body, _drip_headers, _drip_body_no_length])
+def test_total_timeout_bounds_headers_and_body(handler, raw_server, local_policy):
+    # each byte comes well within the read timeout: only the total deadline can stop this
+    server = raw_server(handler)
+    url = server.url("/?t=11")
+    fetcher = _raw_fetcher(local_policy, read_timeout=2.0, total_timeout=1.0)
+    start = time.monotonic()
+    with pytest.raises(FetchTimeout) as info:
+        fetcher.get(url)
+    assert 0.9 < time.monotonic() - start < 2.0
+    assert str(info.value) == f"tempo scaduto per {url}: risposta non completa entro 1 s"
+    assert info.value.code == "fetch_timeout"
