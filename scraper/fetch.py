@@ -726,6 +726,11 @@ class Fetcher:
                 if deadline.expired:  # the shutdown may have ended a body without a length early
                     raise self._total_timeout(url)
                 return raw
+            except FetchFailed:
+                deadline.cancel()
+                if deadline.expired:  # a body cut by the deadline is late, not broken
+                    raise self._total_timeout(url) from None
+                raise
             except _PeerRefused as exc:
                 if exc.reason == "host":
                     raise _refused(f"host non consentito: {exc.host} (non è tra gli host ammessi)", "host") from None

@@ -718,3 +718,17 @@ def test_total_timeout_bounds_headers_and_body(handler, raw_server, local_policy
     assert 0.9 < time.monotonic() - start < 2.0
     assert str(info.value) == f"tempo scaduto per {url}: risposta non completa entro 1 s"
     assert info.value.code == "fetch_timeout"
+
+
+@pytest.mark.parametrize("framing", [b"Content-Length: %d\r\n" % len(BIG_PAGE), b"Transfer-Encoding: chunked\r\n"])
+def test_plain_body_cut_short_is_a_failed_fetch(framing, raw_server, local_policy):
+    def handler(path, conn):
+        half = BIG_PAGE[:len(BIG_PAGE) // 2]
+        if b"chunked" in framing:
+            half = b"%x\r\n" % len(half) + half + b"\r\n"  # no last chunk
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + framing + b"\r\n" + half)
+
+    url = raw_server(handler).url("/?t=5")
+    with pytest.raises(FetchFailed) as info:
+        _raw_fetcher(local_policy).get(url)
+    assert type(info.value) is FetchFailed and str(info.value).startswith(f"connessione fallita per {url} (")
