@@ -53,8 +53,9 @@ class PageRecord:
 
 @dataclass(frozen=True)
 class SheetRecord:
-    """What became of one sheet link: outcome is "ok", "missing" (404/410), "blocked" (robots.txt),
-    "other_host" (not followed), "refused" (host/address not allowed) or "unreadable" (parse error)."""
+    """What became of one sheet link: outcome is "ok", "missing" (404/410), "forbidden" (401/403),
+    "unavailable" (another 4xx but 408/429), "blocked" (robots.txt), "other_host" (not followed), "refused"
+    (host/address not allowed) or "unreadable" (parse error)."""
 
     url: str
     outcome: str
@@ -408,8 +409,13 @@ def _follow_sheets(fetched: list[_Fetched], fetcher: Fetcher,
         try:
             result = fetcher.get(url)
         except FetchFailed as exc:
+            # a permanent refusal leaves the sheet out; a transient one (5xx, 408/429, timeout) fails the crawl
             if exc.status in (404, 410):
                 records.append(SheetRecord(url, "missing", message=exc.message))
+                continue
+            if exc.status is not None and 400 <= exc.status < 500 and exc.status not in (408, 429):
+                outcome = "forbidden" if exc.status in (401, 403) else "unavailable"
+                records.append(SheetRecord(url, outcome, message=exc.message))
                 continue
             raise
         except BlockedByRobots as exc:

@@ -14,6 +14,7 @@ import socket
 import tempfile
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping
@@ -330,13 +331,15 @@ class _suppress:
 # --- connection guard (checks the address actually connected to, against DNS rebinding) ---------------
 
 class _PeerRefused(Exception):
-    def __init__(self, host: str, address: str) -> None:
+    def __init__(self, host: str, address: str, reason: str = "address") -> None:
         super().__init__(host, address)
         self.host = host
         self.address = address
+        self.reason = reason
 
 
-def _pool_classes(check: Callable[[str, str], None]) -> dict[str, type]:
+def _pool_classes(check: Callable[[str, str], None],
+                  watch: Callable[[socket.socket], None] | None = None) -> dict[str, type]:
     def guarded(base: type) -> type:
         class Guarded(base):  # type: ignore[misc, valid-type]
             def _new_conn(self) -> socket.socket:
@@ -346,7 +349,14 @@ def _pool_classes(check: Callable[[str, str], None]) -> dict[str, type]:
                 except BaseException:
                     sock.close()
                     raise
+                if watch is not None:
+                    watch(sock)
                 return sock
+
+            def getresponse(self, *args: Any, **kwargs: Any) -> Any:
+                if watch is not None and self.sock is not None:
+                    watch(self.sock)  # a kept-alive connection: its socket is new to this exchange
+                return super().getresponse(*args, **kwargs)
         return Guarded
 
     class HTTPPool(HTTPConnectionPool):
@@ -361,13 +371,15 @@ def _pool_classes(check: Callable[[str, str], None]) -> dict[str, type]:
 class GuardedAdapter(HTTPAdapter):
     """An HTTPAdapter whose connections refuse a peer address the policy forbids."""
 
-    def __init__(self, check: Callable[[str, str], None], **kwargs: Any) -> None:
+    def __init__(self, check: Callable[[str, str], None], watch: Callable[[socket.socket], None] | None = None,
+                 **kwargs: Any) -> None:
         self._check = check
+        self._watch = watch
         super().__init__(**kwargs)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = _pool_classes(self._check)
+        self.poolmanager.pool_classes_by_scheme = _pool_classes(self._check, self._watch)
 
 
 # --- the fetcher ------------------------------------------------------------------------------------
@@ -432,13 +444,15 @@ class Fetcher:
         self.policy = policy or FetchPolicy()
         self.session = session or requests.Session()
         self.session.trust_env = False  # no environment proxies: the address guard must see the real peer
-        adapter = GuardedAdapter(self._check_peer)
+        adapter = GuardedAdapter(self._check_peer, self._watch_socket)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.session.headers.update({
             "User-Agent": self.policy.user_agent,
             "Accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
             "Accept-Language": self.policy.accept_language,
+            # only the codings _Decoder can tell complete from cut short
+            "Accept-Encoding": "gzip, deflate",
         })
         self.cache = DiskCache(self.policy.cache_dir) if self.policy.cache_dir else None
         self._private_nets = [ipaddress.ip_network(n, strict=False) for n in self.policy.private_allowlist]
@@ -446,6 +460,7 @@ class Fetcher:
         self._hosts_lock = threading.Lock()
         self._robots: dict[str, tuple[float, Protego | None, str | None]] = {}
         self._robots_lock = threading.Lock()
+        self._local = threading.local()  # the running exchange's _Deadline (requests runs in the caller's thread)
 
     def close(self) -> None:
         self.session.close()
@@ -507,8 +522,6 @@ class Fetcher:
     def check_url(self, url: str) -> None:
         """Raise HostNotAllowed unless `url` is http(s) on an allowed host resolving to allowed addresses."""
         host, port = self._host_port(url)
-        if not host_matches(host, self.policy.allowed_hosts):
-            raise _refused(f"host non consentito: {host} (non è tra gli host ammessi)", "host")
         try:
             literal = ipaddress.ip_address(host.strip("[]"))
         except ValueError:
@@ -535,6 +548,7 @@ class Fetcher:
     # -- layers ----------------------------------------------------------------------------------
 
     def _host_port(self, url: str) -> tuple[str, int]:
+        """(host, port) the transport will connect to, refused unless every parser reads the same one."""
         try:
             parts = urlsplit(url)
             port = parts.port
@@ -544,14 +558,22 @@ class Fetcher:
             raise HostNotAllowed(f"schema non consentito: {parts.scheme or '(nessuno)'}:// (solo http e https)")
         if parts.username is not None or parts.password is not None:
             raise HostNotAllowed("URL con credenziali non consentito")
-        host = (parts.hostname or "").rstrip(".")
-        if not host:
+        if not parts.hostname:
             raise HostNotAllowed(f"URL senza host: {url!r}")
-        try:
-            host.encode("idna")
-        except UnicodeError:
-            raise HostNotAllowed(f"nome di host non valido: {host!r}") from None
-        return host, port or (443 if parts.scheme == "https" else 80)
+        default = 443 if parts.scheme == "https" else 80
+        # requests/urllib3 read the authority differently from urlsplit (a `\` ends it for them): the host
+        # judged is the one the transport connects to, and a URL the parsers disagree on is refused
+        target = _transport_target(url)
+        if target is None:
+            raise HostNotAllowed(f"URL non valido: {url!r}")
+        host, tport = target
+        if not _HOSTNAME.fullmatch(host) and not _is_ip_literal(host):
+            raise HostNotAllowed(f"nome di host non valido: {host!r}")
+        if not host_matches(host, self.policy.allowed_hosts):
+            raise _refused(f"host non consentito: {host} (non è tra gli host ammessi)", "host")
+        if _normal_host(parts.hostname) != host or (port or default) != (tport or default):
+            raise _refused(f"host non consentito: l'URL {url!r} non indica un host univoco", "host")
+        return host, port or default
 
     def _address_allowed(self, address: str) -> bool:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
@@ -572,12 +594,20 @@ class Fetcher:
             raise _refused(f"{host} porta a un indirizzo privato o riservato ({address}): non consentito", "address")
 
     def _check_peer(self, host: str, address: str) -> None:
+        # the host the connection was really opened for, whatever the URL check read
+        if not host_matches(_normal_host(host) or "", self.policy.allowed_hosts):
+            raise _PeerRefused(host, address, "host")
         try:
             ok = self._address_allowed(address)
         except ValueError:
             ok = False
         if not ok:
             raise _PeerRefused(host, address)
+
+    def _watch_socket(self, sock: socket.socket) -> None:
+        deadline = getattr(self._local, "deadline", None)
+        if deadline is not None:
+            deadline.watch(sock)
 
     def _host_state(self, url: str) -> _HostState:
         key = urlsplit(url).netloc.lower()
@@ -677,6 +707,9 @@ class Fetcher:
                     policy.sleep(wait)
             state.last_start = time.monotonic()
             response = None
+            # total_timeout bounds the whole exchange (headers and body): at the deadline the socket is shut
+            # down, which ends whatever read is blocked, however slowly the server trickles
+            deadline = self._local.deadline = _Deadline(policy.total_timeout)
             try:
                 response = self.session.get(url, headers=headers, stream=True, allow_redirects=False,
                                             timeout=(policy.connect_timeout, policy.read_timeout))
@@ -684,17 +717,32 @@ class Fetcher:
                 if not 200 <= status < 300:
                     # redirects, 304 and error pages: only a little of an error body is kept
                     body = b"" if status in REDIRECT_STATUSES or status == 304 else \
-                        self._read(response, min(max_bytes, CHUNK), url, truncate=True)
-                    return _Raw(url, status, response.headers, body)
-                return _Raw(url, response.status_code, response.headers,
-                            self._read(response, max_bytes, url, truncate=truncate))
+                        self._read(response, min(max_bytes, CHUNK), url, truncate=True, lenient=True)
+                    raw = _Raw(url, status, response.headers, body)
+                else:
+                    raw = _Raw(url, response.status_code, response.headers,
+                               self._read(response, max_bytes, url, truncate=truncate))
+                deadline.cancel()
+                if deadline.expired:  # the shutdown may have ended a body without a length early
+                    raise self._total_timeout(url)
+                return raw
+            except FetchFailed:
+                deadline.cancel()
+                if deadline.expired:  # a body cut by the deadline is late, not broken
+                    raise self._total_timeout(url) from None
+                raise
             except _PeerRefused as exc:
+                if exc.reason == "host":
+                    raise _refused(f"host non consentito: {exc.host} (non è tra gli host ammessi)", "host") from None
                 raise _refused(f"{exc.host} porta a un indirizzo privato o riservato ({exc.address}): "
                                "non consentito", "address") from None
             except requests.exceptions.Timeout as exc:
                 raise FetchTimeout(f"tempo scaduto per {url} ({_reason(exc)})", url=url) from None
             except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError,
                     requests.exceptions.ContentDecodingError, urllib3.exceptions.HTTPError, OSError) as exc:
+                deadline.cancel()
+                if deadline.expired:
+                    raise self._total_timeout(url) from None
                 if _is_timeout(exc):
                     raise FetchTimeout(f"tempo scaduto per {url} ({_reason(exc)})", url=url) from None
                 raise FetchFailed(f"connessione fallita per {url} ({_reason(exc)})", url=url) from None
@@ -703,26 +751,190 @@ class Fetcher:
                 err._retryable = False  # type: ignore[attr-defined]
                 raise err from None
             finally:
+                deadline.cancel()
+                self._local.deadline = None
                 if response is not None:
                     response.close()
 
-    def _read(self, response: requests.Response, max_bytes: int, url: str, *, truncate: bool) -> bytes:
+    def _total_timeout(self, url: str) -> FetchTimeout:
+        return FetchTimeout(f"tempo scaduto per {url}: risposta non completa entro {self.policy.total_timeout:g} s",
+                            url=url)
+
+    def _read(self, response: requests.Response, max_bytes: int, url: str, *, truncate: bool,
+              lenient: bool = False) -> bytes:
+        """The body, decoded, under the size cap. Unless `lenient` (error pages), a compressed body whose
+        stream did not end is an incomplete transfer: FetchFailed, never a shorter page."""
         declared = response.headers.get("Content-Length")
         if not truncate and declared and _DIGITS.fullmatch(declared.strip()) and int(declared) > max_bytes:
             raise PageTooLarge(f"pagina troppo grande: {url} dichiara {int(declared)} byte "
                                f"(limite {max_bytes})")
-        deadline = time.monotonic() + self.policy.total_timeout
+        decoder = _Decoder(response.headers.get("Content-Encoding", ""))
         buf = bytearray()
-        for chunk in response.iter_content(CHUNK):
-            buf += chunk
-            if len(buf) > max_bytes:
-                if truncate:
-                    return bytes(buf[:max_bytes])
-                raise PageTooLarge(f"pagina troppo grande: {url} supera {max_bytes} byte")
-            if time.monotonic() > deadline:
-                raise FetchTimeout(f"tempo scaduto per {url}: download oltre {self.policy.total_timeout:.0f} s",
-                                   url=url)
+        try:
+            for chunk in response.raw.stream(CHUNK, decode_content=False):
+                for piece in decoder.feed(chunk):
+                    buf += piece
+                    if len(buf) > max_bytes:
+                        if truncate:
+                            return bytes(buf[:max_bytes])
+                        raise PageTooLarge(f"pagina troppo grande: {url} supera {max_bytes} byte")
+        except zlib.error as exc:
+            if lenient:
+                return bytes(buf)
+            raise FetchFailed(f"corpo della risposta non decodificabile per {url} ({exc})", url=url) from None
+        if not lenient and not decoder.complete():
+            raise FetchFailed(f"risposta incompleta per {url}: il contenuto compresso "
+                              f"({decoder.names}) si interrompe prima della fine", url=url)
         return bytes(buf)
+
+# A DNS name as the transport sends it (lowercase, IDNA-encoded): LDH labels, `_` tolerated.
+_HOSTNAME = re.compile(r"[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*")
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _normal_host(host: str) -> str | None:
+    """A host as requests sends it: lowercase, IDNA-encoded, no brackets, no trailing dot; None if invalid."""
+    host = host.strip("[]").lower()
+    if not host.isascii():
+        try:
+            host = requests.models.PreparedRequest._get_idna_encoded_host(host)
+        except (UnicodeError, requests.exceptions.InvalidURL):
+            return None
+    host = host.lower()
+    return host[:-1] if host.endswith(".") else host
+
+
+def _transport_target(url: str) -> tuple[str, int | None] | None:
+    """(host, port) of the connection requests will open for `url` (the URL it prepares, read by urllib3's
+    parser, as the pool manager reads it); None when requests refuses the URL."""
+    prepared = requests.PreparedRequest()
+    try:
+        prepared.prepare_url(url, None)
+        parsed = urllib3.util.parse_url(prepared.url or "")
+    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError, UnicodeError, ValueError):
+        return None
+    host = _normal_host(parsed.host or "")
+    return (host, parsed.port) if host else None
+
+
+class _Deadline:
+    """Shuts the exchange's socket down when `seconds` have passed (cancel() first to keep it)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._done = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, seconds), self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._sock = sock
+            if self.expired:
+                _shutdown(sock)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.expired = True
+            if self._sock is not None:
+                _shutdown(self._sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        # the plain socket's shutdown, also under TLS: it wakes a read blocked in another thread
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+class _Inflate:
+    """One gzip or deflate layer that knows whether its stream ended (urllib3's decoders do not say)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.obj = self._new(zlib.MAX_WBITS)
+        self.fed = False  # any byte seen: an empty body is complete
+        self.started = False  # some output or a whole member decoded: a bad zlib header is no longer retried
+        self.members = 0
+        self.swallow = False
+
+    def _new(self, wbits: int) -> Any:
+        return zlib.decompressobj(16 + wbits if self.kind == "gzip" else wbits)
+
+    def feed(self, data: bytes) -> Iterable[bytes]:
+        while data and not self.swallow:
+            self.fed = True
+            if self.obj.eof:
+                self.members += 1
+                if self.kind != "gzip":
+                    self.swallow = True  # bytes after a deflate stream: ignored, as urllib3 does
+                    return
+                self.obj = self._new(zlib.MAX_WBITS)  # another gzip member
+            try:
+                out = self.obj.decompress(data, CHUNK)
+            except zlib.error:
+                if self.kind == "deflate" and not self.started:
+                    self.started = True  # a raw deflate stream without the zlib header, as urllib3 accepts
+                    self.obj = self._new(-zlib.MAX_WBITS)
+                    continue
+                if self.members:  # garbage after a complete gzip member: ignored, as urllib3 does
+                    self.swallow = True
+                    return
+                raise
+            self.started = True
+            if out:
+                yield out
+            while len(out) == CHUNK and not self.obj.eof:  # output held back by the limit
+                out = self.obj.decompress(self.obj.unconsumed_tail, CHUNK)
+                if out:
+                    yield out
+            data = self.obj.unused_data if self.obj.eof else self.obj.unconsumed_tail
+
+    def complete(self) -> bool:
+        return not self.fed or self.swallow or self.obj.eof
+
+
+class _Decoder:
+    """Content-Encoding decoding (gzip, x-gzip, deflate; others passed through as urllib3 does)."""
+
+    def __init__(self, header: str) -> None:
+        names = [n.strip().lower() for n in header.split(",")]
+        self.names = ", ".join(n for n in names if n in ("gzip", "x-gzip", "deflate"))
+        self.layers = [_Inflate("deflate" if n == "deflate" else "gzip")
+                       for n in reversed(names) if n in ("gzip", "x-gzip", "deflate")]
+
+    def feed(self, data: bytes) -> Iterable[bytes]:
+        pieces: Iterable[bytes] = (data,)
+        for layer in self.layers:
+            pieces = _through(layer, pieces)
+        return pieces
+
+    def complete(self) -> bool:
+        return all(layer.complete() for layer in self.layers)
+
+
+def _through(layer: _Inflate, pieces: Iterable[bytes]) -> Iterable[bytes]:
+    for piece in pieces:
+        yield from layer.feed(piece)
 
 
 def _refused(message: str, reason: str) -> HostNotAllowed:

@@ -108,6 +108,29 @@ def test_missing_sheet_is_recorded_not_fatal(local_forum, local_fetcher):
     assert "Quincy" not in result.history.registry.characters and len(result.history.posts) == 18
 
 
+@pytest.mark.parametrize("status,outcome", [(403, "forbidden"), (401, "forbidden"), (410, "missing"),
+                                            (400, "unavailable"), (451, "unavailable")])
+def test_sheet_refused_for_good_is_recorded_not_fatal(status, outcome, local_forum, local_fetcher, sleeps):
+    local_forum.load_forum(FF)
+    local_forum.set_behaviour("/?t=70000102", statuses=[status] * 10)
+    result = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    url = local_forum.url("/?t=70000102")
+    records = {s.url.rsplit("=", 1)[1]: (s.outcome, s.characters, s.message) for s in result.sheets}
+    assert records == {"70000101": ("ok", ("Hollow",), None),
+                       "70000102": (outcome, (), f"il server ha risposto {status} per {url}")}
+    assert "Quincy" not in result.history.registry.characters and len(result.history.posts) == 18
+    assert sleeps == []  # a permanent refusal is not retried
+
+
+@pytest.mark.parametrize("status", [408, 429, 500, 503])
+def test_sheet_failing_for_a_transient_reason_fails_the_crawl(status, local_forum, local_fetcher):
+    local_forum.load_forum(FF)
+    local_forum.set_behaviour("/?t=70000102", statuses=[status] * 10)
+    with pytest.raises(FetchFailed) as info:
+        crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    assert info.value.status == status
+
+
 def test_sheet_failing_for_good_fails_the_crawl(local_forum, local_fetcher):
     local_forum.load_forum(FF)
     local_forum.set_behaviour("/?t=70000101", statuses=[503] * 10)

@@ -6,6 +6,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from scraper.errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
 from scraper.fetch import Fetcher, FetchPolicy, host_matches, parse_retry_after
@@ -230,6 +231,83 @@ def test_only_plain_http_urls_on_hosts(url, local_fetcher):
         local_fetcher.get(url)
 
 
+# The host check must judge the host requests/urllib3 connect to: for them a `\\` ends the authority
+# (urlsplit reads on), so `localhost\\.gdr.forumattivo.com` looked like a forumattivo host and went to localhost.
+CONFUSED_URLS = [
+    ("http://localhost\\.gdr.forumattivo.com/robots.txt", "host non consentito: localhost "),
+    ("http://localhost\\.gdr.forumattivo.com:8080/?t=1", "host non consentito: localhost "),
+    ("https://localhost\\gdr.forumattivo.com/", "host non consentito: localhost "),
+    ("http://gdr.forumattivo.com\\.localhost/", "host non consentito: l'URL"),
+    ("http://localhost%5C.gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost%2f.gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost .gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost\x00.gdr.forumattivo.com/", "nome di host non valido"),
+    ("http://localhost\uff3c.gdr.forumattivo.com/", "URL non valido"),
+]
+
+
+@pytest.mark.parametrize("url,message", CONFUSED_URLS)
+def test_urls_the_parsers_read_differently_are_refused(url, message, sleeps):
+    resolved = []
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=("*.forumattivo.com",), cache_dir=None, obey_robots=False,
+                                  retries=0, sleep=sleeps.append,
+                                  resolver=lambda host, port: resolved.append(host) or ["93.184.216.34"]))
+    with pytest.raises(HostNotAllowed) as info:
+        fetcher.get(url)
+    assert info.value.code == "host_not_allowed" and str(info.value).startswith(message)
+    if message.startswith("host non consentito"):
+        assert info.value.reason == "host"
+    assert resolved == [] and not fetcher.allowed(url)
+
+
+def test_redirect_to_a_backslash_url_is_refused_by_host(local_forum, local_policy):
+    fetcher = Fetcher(replace(local_policy, allowed_hosts=("127.0.0.1", "*.forumattivo.com"), obey_robots=False,
+                              resolver=lambda host, port: ["127.0.0.1"]))
+    path = local_forum.set_page("/?t=8", PAGE1)
+    local_forum.set_page("/?t=9", PAGE2)
+    local_forum.set_behaviour(path, redirect=f"http://localhost\\.gdr.forumattivo.com:{local_forum.port}/?t=9")
+    with pytest.raises(HostNotAllowed) as info:
+        fetcher.get(local_forum.url(path))
+    assert str(info.value) == "host non consentito: localhost (non è tra gli host ammessi)"
+    assert info.value.reason == "host"
+    assert [r.path for r in local_forum.requests_log] == ["/?t=8"]
+
+
+def test_connection_is_refused_for_a_host_off_the_allowlist(local_forum, local_policy):
+    # second line of defence: the connection itself checks the host it is opened for
+    fetcher = Fetcher(replace(local_policy, allowed_hosts=("gdr.forumattivo.com",), obey_robots=False, retries=0))
+    local_forum.set_page("/?t=1", PAGE1)
+    with pytest.raises(HostNotAllowed) as info:
+        fetcher._attempt(local_forum.url("/?t=1"), {}, 1024, False)
+    assert str(info.value) == "host non consentito: 127.0.0.1 (non è tra gli host ammessi)"
+    assert info.value.reason == "host" and local_forum.requests_log == []
+
+
+_URL_PIECES = st.sampled_from(["localhost", "gdr", ".", "forumattivo.com", "\\", "/", "@", ":", "8080", "?", "#",
+                               "%5c", "%2e", "%2f", "%40", "\t", " ", "[", "]", "::1", "\uff3c", "\u3002", "\uff0e",
+                               "Ｇ", "ß", "xn--", "-", "_", ";", "\x00", "\r\n"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["http://", "https://", "HTTP://"]), st.lists(_URL_PIECES, max_size=4),
+       st.sampled_from(["gdr.forumattivo.com", ".forumattivo.com", "forumattivo.com", "GDR.ForumAttivo.com."]),
+       st.lists(_URL_PIECES, max_size=3))
+def test_an_accepted_url_connects_to_the_host_that_was_checked(scheme, head, allowed_part, tail):
+    import requests
+    import urllib3
+
+    allowed = ("*.forumattivo.com", "gdr.forumattivo.com")
+    fetcher = Fetcher(FetchPolicy(allowed_hosts=allowed, cache_dir=None,
+                                  resolver=lambda host, port: ["93.184.216.34"]))
+    url = scheme + "".join(head) + allowed_part + "".join(tail) + "/x"
+    try:
+        fetcher.check_url(url)
+    except ScrapeError:
+        return
+    sent = urllib3.util.parse_url(requests.Request("GET", url).prepare().url)
+    assert host_matches(sent.host, allowed)
+
+
 def test_host_allowlist_wildcards():
     patterns = ("*.forumfree.it", "forumcommunity.net")
     assert host_matches("gdr.forumfree.it", patterns)
@@ -447,7 +525,6 @@ def test_one_request_at_a_time_per_host(local_forum, local_fetcher):
     assert all(b - a >= 0.28 for a, b in zip(starts, starts[1:]))
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @settings(max_examples=300, deadline=None)
@@ -479,3 +556,179 @@ def test_url_check_refuses_by_name(url):
     except ScrapeError:
         return
     assert url.lower().lstrip().startswith(("http://", "https://"))
+
+
+# --- raw-socket server: what werkzeug will not send (a body cut short before a close, headers dripping) ---
+
+class _RawServer:
+    """127.0.0.1:<free port>; `handler(path, conn)` writes the whole answer by hand, then the socket closes."""
+
+    def __init__(self, handler):
+        import socket
+        import threading
+
+        self.handler = handler
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        import threading
+
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn):
+        try:
+            req = b""
+            while b"\r\n\r\n" not in req:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                req += data
+            self.handler(req.split()[1].decode(), conn)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def close(self):
+        self.sock.close()
+        for conn in self.conns:
+            conn.close()
+
+
+@pytest.fixture()
+def raw_server():
+    servers = []
+
+    def start(handler):
+        servers.append(_RawServer(handler))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def _raw_fetcher(local_policy, **changes):
+    return Fetcher(replace(local_policy, **{"obey_robots": False, "retries": 0, "cache_dir": None, **changes}))
+
+
+BIG_PAGE = ("<html><body>" + "".join(f"<p>Post {i}: Hollow attacca, 2d6 = {i % 12}</p>" for i in range(3000))
+            + "</body></html>").encode()
+
+
+def _deflate(data, wbits):
+    import zlib
+
+    obj = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    return obj.compress(data) + obj.flush()
+
+
+def _encoded(kind):
+    import gzip
+    import zlib
+
+    return {"gzip": gzip.compress(BIG_PAGE), "x-gzip": gzip.compress(BIG_PAGE),
+            "deflate": _deflate(BIG_PAGE, zlib.MAX_WBITS), "raw-deflate": _deflate(BIG_PAGE, -zlib.MAX_WBITS),
+            "two-members": gzip.compress(BIG_PAGE[:5000]) + gzip.compress(BIG_PAGE[5000:])}[kind]
+
+
+def _send_encoded(kind, fraction):
+    body = _encoded(kind)
+    coding = {"raw-deflate": "deflate", "two-members": "gzip"}.get(kind, kind)
+
+    def handler(path, conn):
+        # no Content-Length, connection closed: the end of the body is the end of the connection
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Encoding: "
+                     + coding.encode() + b"\r\nConnection: close\r\n\r\n" + body[:int(len(body) * fraction)])
+    return handler
+
+
+@pytest.mark.parametrize("kind", ["gzip", "x-gzip", "deflate", "raw-deflate", "two-members"])
+def test_compressed_body_is_decoded_whole(kind, raw_server, local_policy):
+    server = raw_server(_send_encoded(kind, 1.0))
+    result = _raw_fetcher(local_policy).get(server.url("/?t=5"))
+    assert result.content == BIG_PAGE and result.encoding == "utf-8"
+
+
+@pytest.mark.parametrize("kind", ["gzip", "deflate", "raw-deflate", "two-members"])
+@pytest.mark.parametrize("fraction", [0.5, 0.9, 0.99])
+def test_compressed_body_cut_short_is_an_incomplete_fetch(kind, fraction, raw_server, local_policy, sleeps):
+    server = raw_server(_send_encoded(kind, fraction))
+    url = server.url("/viewtopic.php?t=606")
+    fetcher = _raw_fetcher(local_policy, retries=1)
+    with pytest.raises(FetchFailed) as info:
+        fetcher.get(url)
+    coding = "deflate" if "deflate" in kind else "gzip"
+    assert type(info.value) is FetchFailed and info.value.code == "fetch_failed" and info.value.status is None
+    assert str(info.value) == (f"risposta incompleta per {url}: il contenuto compresso ({coding}) "
+                               "si interrompe prima della fine")
+    assert sleeps == [0.5]  # a broken transfer is retried like a dropped connection
+
+
+def _drip_body(path, conn):
+    import time
+
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n")
+    for _ in range(100):
+        conn.sendall(b"x")
+        time.sleep(0.2)
+
+
+def _drip_headers(path, conn):
+    import time
+
+    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+    for _ in range(100):
+        conn.sendall(b"X-Riempitivo: a\r\n")
+        time.sleep(0.2)
+
+
+def _drip_body_no_length(path, conn):
+    import time
+
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n")
+    for _ in range(100):
+        conn.sendall(b"<p>x</p>")
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("handler", [_drip_body, _drip_headers, _drip_body_no_length])
+def test_total_timeout_bounds_headers_and_body(handler, raw_server, local_policy):
+    # each byte comes well within the read timeout: only the total deadline can stop this
+    server = raw_server(handler)
+    url = server.url("/?t=11")
+    fetcher = _raw_fetcher(local_policy, read_timeout=2.0, total_timeout=1.0)
+    start = time.monotonic()
+    with pytest.raises(FetchTimeout) as info:
+        fetcher.get(url)
+    assert 0.9 < time.monotonic() - start < 2.0
+    assert str(info.value) == f"tempo scaduto per {url}: risposta non completa entro 1 s"
+    assert info.value.code == "fetch_timeout"
+
+
+@pytest.mark.parametrize("framing", [b"Content-Length: %d\r\n" % len(BIG_PAGE), b"Transfer-Encoding: chunked\r\n"])
+def test_plain_body_cut_short_is_a_failed_fetch(framing, raw_server, local_policy):
+    def handler(path, conn):
+        half = BIG_PAGE[:len(BIG_PAGE) // 2]
+        if b"chunked" in framing:
+            half = b"%x\r\n" % len(half) + half + b"\r\n"  # no last chunk
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + framing + b"\r\n" + half)
+
+    url = raw_server(handler).url("/?t=5")
+    with pytest.raises(FetchFailed) as info:
+        _raw_fetcher(local_policy).get(url)
+    assert type(info.value) is FetchFailed and str(info.value).startswith(f"connessione fallita per {url} (")
