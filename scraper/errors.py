@@ -23,6 +23,12 @@ class NotAThread(ScrapeError):
     default_message = "la pagina non è una discussione del forum"
 
 
+class TooManyPages(NotAThread):
+    """A page whose pagination claims more pages than any thread has (scraper.platforms.base.MAX_PAGES)."""
+
+    default_message = "la paginazione indica troppe pagine: non sembra una discussione"
+
+
 class UnsupportedPlatform(ScrapeError):
     code = "unsupported_platform"
     default_message = "piattaforma del forum non supportata"
@@ -93,6 +99,6 @@ class RegistryFileError(ParseError):
 
 
 __all__ = [
-    "ScrapeError", "HostNotAllowed", "NotAThread", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
+    "ScrapeError", "HostNotAllowed", "NotAThread", "TooManyPages", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
     "FetchTimeout", "BlockedByRobots", "ParseError", "DiceExpressionError", "SchemaError", "RegistryFileError",
 ]

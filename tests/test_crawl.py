@@ -340,3 +340,20 @@ def test_each_page_is_parsed_once(local_forum, local_fetcher, fixtures_dir, monk
         files.append(fixtures_dir / e["path"])
     scrape([str(f) for f in files], saved_at="2026-11-09T12:00:00+01:00")
     assert len(calls) == len(files)
+
+
+@pytest.mark.parametrize("link", ["https://www.example.com/index.php?st=3000",                 # was 601 pages
+                                  "https://santuario-gdr.forumfree.it/?t=61234567&amp;st=45",   # was 10 pages
+                                  "https://www.example.com/watch?v=x&amp;st=999999999999"])     # was MemoryError
+def test_a_link_in_a_post_does_not_change_the_pages_crawled(link, local_forum, local_fetcher, fixtures_dir):
+    local_forum.load_forum("santuario-gdr.forumfree.it")
+    body = local_forum.page("/?t=64600001")
+    i = body.index(b'class="color">') + len(b'class="color">')
+    i = body.index(b"<td", i)
+    j = body.index(b">", i) + 1
+    local_forum.set_page("/?t=64600001", body[:j] + f'Regolamento: <a href="{link}">qui</a><br>'.encode() + body[j:])
+    local_forum.reset_log()
+    history = crawl_thread(local_forum.url("/?t=64600001"), fetcher=local_fetcher, follow_sheets=False).history
+    assert (history.thread.pages, history.thread.pages_read) == (3, (1, 2, 3))
+    assert [r.path for r in _page_log(local_forum)] == ["/?t=64600001", "/?t=64600001&st=5", "/?t=64600001&st=10"]
+    assert [p.id for p in history.posts] == [p.id for p in _offline(fixtures_dir, "santuario-gdr.forumfree.it").posts]
