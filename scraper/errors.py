@@ -68,6 +68,12 @@ class ParseError(ScrapeError):
     default_message = "testo non interpretabile"
 
 
+class PageTooDeep(ParseError):
+    """Markup nested beyond the HTML reader's depth limit: the rest of the page would be lost, so nothing is read."""
+
+    default_message = "pagina annidata troppo in profondità: il lettore HTML ne perderebbe il resto"
+
+
 class DiceExpressionError(ParseError):
     code = "dice_expression"
     default_message = "espressione del dado non valida"
@@ -100,5 +106,5 @@ class RegistryFileError(ParseError):
 
 __all__ = [
     "ScrapeError", "HostNotAllowed", "NotAThread", "TooManyPages", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
-    "FetchTimeout", "BlockedByRobots", "ParseError", "DiceExpressionError", "SchemaError", "RegistryFileError",
+    "FetchTimeout", "BlockedByRobots", "ParseError", "PageTooDeep", "DiceExpressionError", "SchemaError", "RegistryFileError",
 ]

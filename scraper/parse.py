@@ -15,7 +15,7 @@ from engine.fastdata import evolve
 from engine.gcpause import collector_paused
 from engine.history import CombatHistory, Post, Registry, Thread
 from scraper.errors import NotAThread, ParseError, ScrapeError
-from scraper.platforms.base import Page, detect_platform, host_of
+from scraper.platforms.base import Page, detect_platform, host_of, html_parser, read_html
 from scraper.platforms.config import ForumConfig, ForumConfigSet, resolve_config
 from scraper.platforms.forumotion import pair_gm_posts
 
@@ -27,7 +27,8 @@ _CP1252_LABELS = {"iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "ascii",
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I)
 # Plain lxml.etree parser: lxml.html's per-element Python class lookup costs more than the parse itself.
 # collect_ids=False: nothing looks elements up by id through libxml2's hash, and filling it costs ~10%.
-_UTF8_PARSER = etree.HTMLParser(encoding="utf-8", collect_ids=False)
+# huge_tree: nesting up to 2048 levels (read_html refuses a page nested deeper rather than losing its end).
+_UTF8_PARSER = html_parser(collect_ids=False)
 
 
 def _cp1252_fallback(exc: UnicodeError) -> tuple[str, int]:
@@ -121,7 +122,7 @@ def parse_document(data: bytes, *, charset: str | None = None) -> etree._Element
         raise NotAThread("pagina vuota")
     text, _enc, _repaired = decode_html(data, charset=charset)
     try:
-        doc = etree.fromstring(data if text is None else text.encode("utf-8"), _UTF8_PARSER)
+        doc = read_html(data if text is None else text.encode("utf-8"), _UTF8_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
         raise NotAThread(f"pagina non leggibile come HTML: {exc}") from exc
     if doc is None:

@@ -168,3 +168,48 @@ def test_forum_shaped_garbage_raises_only_named_errors(pieces, url, platform):
     except ScrapeError:
         return
     CombatHistory.from_dict(history.to_dict())
+
+
+# --- deeply nested markup: libxml2 stops building the tree at its depth limit -----------------------------
+
+T606 = "phpbb/viewtopic_t606_start0.html"
+
+
+def _nested_in_first_post(data: bytes, html: bytes) -> bytes:
+    i = data.index(b'<div class="content">') + len(b'<div class="content">')
+    return data[:i] + html + data[i:]
+
+
+@pytest.mark.parametrize("depth", [250, 1000])
+def test_deep_markup_in_a_post_keeps_every_post(fixture_page, depth):
+    data, url = fixture_page(T606)
+    plain = parse_page(data, url, fetched_at=FETCHED)
+    page = parse_page(_nested_in_first_post(data, b"<b>" * depth + b"Attenzione!" + b"</b>" * depth + b"<br>"), url,
+                      fetched_at=FETCHED)
+    assert [p.id for p in page.posts] == [p.id for p in plain.posts] == ["910110", "910120", "910130", "910140",
+                                                                         "910150"]
+    assert page.posts[0].body == "Attenzione!\n" + plain.posts[0].body
+    assert page.posts[1:] == plain.posts[1:]
+
+
+def test_markup_beyond_the_depth_limit_is_a_named_error_not_a_partial_page(fixture_page):
+    from scraper.errors import PageTooDeep
+
+    data, url = fixture_page(T606)
+    with pytest.raises(PageTooDeep, match="annidat"):
+        parse_page(_nested_in_first_post(data, b"<span>" * 5000 + b"x"), url, fetched_at=FETCHED)
+    assert issubclass(PageTooDeep, ParseError)
+    # the next page is read whole again (the parser's error log is the last parse's)
+    assert len(parse_page(data, url, fetched_at=FETCHED).posts) == 5
+
+
+def test_deep_markup_in_an_api_message_is_a_named_error(fixture_page):
+    import json
+
+    from scraper.errors import PageTooDeep
+
+    data, url = fixture_page("forumfree/api_62345678_st0.json")
+    doc = json.loads(data)
+    doc["messages"][0]["content"] = "<span>" * 5000 + "x" + doc["messages"][0]["content"]
+    with pytest.raises(PageTooDeep):
+        parse_page(json.dumps(doc).encode(), url)

@@ -13,7 +13,7 @@ from lxml import etree
 from engine.fastdata import maker
 from engine.history import Post, PostSchema, Roll
 from scraper.dicetag import find_text_rolls, make_roll
-from scraper.errors import NotAThread, TooManyPages, UnsupportedPlatform
+from scraper.errors import NotAThread, PageTooDeep, TooManyPages, UnsupportedPlatform
 from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post, strip_controls
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
@@ -59,6 +59,29 @@ class Platform(Protocol):
 
     def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
         """The page's thread info and posts; raises NotAThread when it has no posts."""
+
+
+# --- reading HTML ----------------------------------------------------------------------------------
+
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+
+
+def html_parser(**kw: object) -> etree.HTMLParser:
+    """A plain lxml.etree HTML parser with libxml2's huge-document limits: nesting up to 2048 levels, not 256
+    (a post of `<b>`×250 is read whole). Read through `read_html`."""
+    return etree.HTMLParser(encoding="utf-8", huge_tree=True, **kw)
+
+
+def read_html(data: bytes, parser: etree.HTMLParser) -> etree._Element | None:
+    """`etree.fromstring(data, parser)`, or PageTooDeep when libxml2 stopped at a resource limit (nesting deeper
+    than 2048): it then returns the tree built so far, and the rest of the page would be silently lost.
+    The check is the parse's last error only (a stopped parse ends on it): nothing is parsed twice."""
+    doc = etree.fromstring(data, parser)
+    err = parser.error_log.last_error
+    if err is not None and err.type == _RESOURCE_LIMIT:
+        raise PageTooDeep(f"pagina annidata troppo in profondità (riga {err.line}): il lettore HTML ne perderebbe "
+                          "il resto, quindi non viene letta")
+    return doc
 
 
 # --- small helpers every adapter uses -------------------------------------------------------------
@@ -679,6 +702,6 @@ __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
     "offset_step", "pagination_step", "pagination_boxes", "pagination_hrefs", "check_page_count", "MAX_PAGES",
-    "page_from_pagination", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "page_from_pagination", "html_parser", "read_html", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers",
 ]

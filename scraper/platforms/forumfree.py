@@ -12,8 +12,8 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    check_page_count, in_containers, origin_of, pagination_hrefs, pagination_step, shown_page,
-    parse_edit_note, query_param, text_of, xp,
+    check_page_count, html_parser, in_containers, origin_of, pagination_hrefs, pagination_step, shown_page,
+    parse_edit_note, query_param, read_html, text_of, xp,
 )
 from scraper.htmltext import collapse_ws
 from scraper.platforms.config import ForumConfig
@@ -234,12 +234,12 @@ class ForumFree:
                     thread_url=f"{origin}/?t={tid}" if tid else None)  # readers link the thread, not its JSON
 
 
-_FRAGMENT_PARSER = etree.HTMLParser(encoding="utf-8")
+_FRAGMENT_PARSER = html_parser()
 
 
 def _fragment(content: str) -> etree._Element:
     """The <body> of an api.php message's HTML (a stray </div> in it cannot cut the message short)."""
-    root = etree.fromstring(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
+    root = read_html(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
     body = root.find("body") if root is not None else None
     return body if body is not None else etree.Element("body")
 
