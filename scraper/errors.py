@@ -23,6 +23,12 @@ class NotAThread(ScrapeError):
     default_message = "la pagina non è una discussione del forum"
 
 
+class TooManyPages(NotAThread):
+    """A page whose pagination claims more pages than any thread has (scraper.platforms.base.MAX_PAGES)."""
+
+    default_message = "la paginazione indica troppe pagine: non sembra una discussione"
+
+
 class UnsupportedPlatform(ScrapeError):
     code = "unsupported_platform"
     default_message = "piattaforma del forum non supportata"
@@ -62,6 +68,12 @@ class ParseError(ScrapeError):
     default_message = "testo non interpretabile"
 
 
+class PageTooDeep(ParseError):
+    """Markup nested beyond the HTML reader's depth limit: the rest of the page would be lost, so nothing is read."""
+
+    default_message = "pagina annidata troppo in profondità: il lettore HTML ne perderebbe il resto"
+
+
 class DiceExpressionError(ParseError):
     code = "dice_expression"
     default_message = "espressione del dado non valida"
@@ -93,6 +105,6 @@ class RegistryFileError(ParseError):
 
 
 __all__ = [
-    "ScrapeError", "HostNotAllowed", "NotAThread", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
-    "FetchTimeout", "BlockedByRobots", "ParseError", "DiceExpressionError", "SchemaError", "RegistryFileError",
+    "ScrapeError", "HostNotAllowed", "NotAThread", "TooManyPages", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
+    "FetchTimeout", "BlockedByRobots", "ParseError", "PageTooDeep", "DiceExpressionError", "SchemaError", "RegistryFileError",
 ]

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import codecs
-import re
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -15,99 +14,37 @@ from engine.fastdata import evolve
 from engine.gcpause import collector_paused
 from engine.history import CombatHistory, Post, Registry, Thread
 from scraper.errors import NotAThread, ParseError, ScrapeError
-from scraper.platforms.base import Page, detect_platform, host_of
+from scraper.fetch import decode_text, detect_encoding  # the one decoder of page bytes (docs/fetching.md)
+from scraper.platforms.base import Page, detect_platform, host_of, html_parser, read_html
 from scraper.platforms.config import ForumConfig, ForumConfigSet, resolve_config
 from scraper.platforms.forumotion import pair_gm_posts
 
 ConfigArg = ForumConfig | ForumConfigSet | Mapping[str, Any] | str | None
 
-# WHATWG encoding labels that mean windows-1252 (an "iso-8859-1" page is decoded as cp1252).
-_CP1252_LABELS = {"iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "ascii", "us-ascii", "iso_8859-1",
-                  "iso-ir-100", "cp819", "ibm819", "windows-1252", "cp1252", "x-cp1252", "csisolatin1"}
-_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I)
 # Plain lxml.etree parser: lxml.html's per-element Python class lookup costs more than the parse itself.
 # collect_ids=False: nothing looks elements up by id through libxml2's hash, and filling it costs ~10%.
-_UTF8_PARSER = etree.HTMLParser(encoding="utf-8", collect_ids=False)
-
-
-def _cp1252_fallback(exc: UnicodeError) -> tuple[str, int]:
-    # Repair a mixed page: a byte invalid as UTF-8 is read as windows-1252 (what old forum posts used).
-    if not isinstance(exc, UnicodeDecodeError):
-        raise exc
-    bad = exc.object[exc.start:exc.end]
-    return bad.decode("cp1252", errors="replace"), exc.end
-
-
-codecs.register_error("arbitro-cp1252", _cp1252_fallback)
-
-
-def _label(name: str | None) -> str | None:
-    if not name:
-        return None
-    n = name.strip().strip("'\"").lower()
-    if n in _CP1252_LABELS:
-        return "cp1252"
-    if n in ("utf8", "utf-8", "unicode-1-1-utf-8"):
-        return "utf-8"
-    try:
-        return codecs.lookup(n).name
-    except LookupError:
-        return None
+# huge_tree: nesting up to 2048 levels (read_html refuses a page nested deeper rather than losing its end).
+_UTF8_PARSER = html_parser(collect_ids=False)
 
 
 def decode_html(data: bytes, *, charset: str | None = None) -> tuple[str | None, str, bool]:
-    """(text or None, encoding, repaired) of page bytes.
-
-    Order: BOM, HTTP charset, <meta> in the first 1024 bytes, else UTF-8 when it decodes, else
-    charset-normalizer's guess. Returns text None when the bytes are valid UTF-8 and UTF-8 was chosen
-    (the parser reads the bytes directly: the hot path decodes nothing twice).
-    """
-    if data.startswith(codecs.BOM_UTF8):
-        return data[3:].decode("utf-8", errors="arbitro-cp1252"), "utf-8", False
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace"), "utf-16", False
-    enc = _label(charset)
-    if enc is None:
-        m = _META_CHARSET.search(data, 0, 1024)
-        enc = _label(m.group(1).decode("ascii", "ignore")) if m else None
-    if enc in (None, "utf-8"):
+    """(text or None, encoding, repaired) of page bytes, by scraper.fetch's rules (one decoder for fetch and parse):
+    BOM, then `charset` (the HTTP header's), then a <meta> in the first 1024 bytes, then UTF-8 if the bytes are
+    valid UTF-8, else windows-1252; mixed pages repaired as `scraper.fetch.decode_text` does (stray 1252 bytes in
+    UTF-8, UTF-8 pasted into 1252). Text None when the bytes are valid UTF-8 read as UTF-8: the parser takes the
+    bytes themselves (the hot path decodes nothing)."""
+    enc = detect_encoding(data, f"text/html; charset={charset}" if charset else None)
+    if enc == "utf-8" and not data.startswith(codecs.BOM_UTF8):
         try:
             data.decode("utf-8")
-            return None, "utf-8", False
+            return None, enc, False
         except UnicodeDecodeError:
-            pass
-        if enc == "utf-8" or _mostly_utf8(data):
-            return data.decode("utf-8", errors="arbitro-cp1252"), "utf-8", True
-        enc = _guess(data)
-    if enc == "cp1252":
-        # Labelled single-byte but really UTF-8 (a common mislabel): trust the bytes.
-        try:
-            text = data.decode("utf-8")
-            if any(b >= 0x80 for b in data[:200000]):
-                return text, "utf-8", True
-        except UnicodeDecodeError:
-            pass
-    try:
-        return data.decode(enc), enc, False
-    except (UnicodeDecodeError, LookupError):
-        return data.decode(enc if enc else "cp1252", errors="replace"), enc or "cp1252", True
-
-
-def _mostly_utf8(data: bytes) -> bool:
-    """Some valid multi-byte UTF-8 sequences: the page is UTF-8 with a few stray single bytes."""
-    return len(re.findall(rb"[\xc2-\xf4][\x80-\xbf]+", data[:200000])) >= 3
-
-
-def _guess(data: bytes) -> str:
-    try:
-        from charset_normalizer import from_bytes
-
-        best = from_bytes(data[:200000]).best()
-        if best is not None and best.encoding:
-            return _label(best.encoding) or "cp1252"
-    except Exception:  # the guess is optional; cp1252 is the web's default for unlabelled legacy pages
-        pass
-    return "cp1252"
+            return decode_text(data, enc), enc, True
+    text = decode_text(data, enc).lstrip("\ufeff")
+    if enc == "windows-1252":
+        # repaired: pasted UTF-8 read as UTF-8 (a plain 1252 page decodes to the same text byte by byte)
+        return text, enc, len(text) != len(data)
+    return text, enc, False
 
 
 def parse_document(data: bytes, *, charset: str | None = None) -> etree._Element:
@@ -121,7 +58,7 @@ def parse_document(data: bytes, *, charset: str | None = None) -> etree._Element
         raise NotAThread("pagina vuota")
     text, _enc, _repaired = decode_html(data, charset=charset)
     try:
-        doc = etree.fromstring(data if text is None else text.encode("utf-8"), _UTF8_PARSER)
+        doc = read_html(data if text is None else text.encode("utf-8"), _UTF8_PARSER)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
         raise NotAThread(f"pagina non leggibile come HTML: {exc}") from exc
     if doc is None:

@@ -302,17 +302,20 @@ def test_missing_registry_file_is_named(fixtures_dir, tmp_path):
 
 
 def test_http_charset_wins_over_a_stale_meta(local_forum, local_fetcher):
-    # a windows-1252 page whose <meta> wrongly says utf-8, with "Ã©" written in it: bytes C3 A9, which a
-    # reader trusting the meta would turn into "é"; the HTTP header is right and wins (WHATWG)
+    # an iso-8859-15 page whose <meta> wrongly says utf-8, with "€" written in it: byte A4, which a reader
+    # trusting the meta would turn into "¤" (a stray byte read as windows-1252); the HTTP header is right and wins
+    # changed 2026-12-01: was a windows-1252 header with "Ã©" (C3 A9) kept literal; the documented repair
+    # (docs/fetching.md, now the parser's too) reads a UTF-8 sequence in a 1252 page as UTF-8, so for UTF-8 vs
+    # 1252 both readings agree: an encoding whose bytes differ from 1252 shows which label won
     local_forum.load_forum(FF)
     body = local_forum.page(FF_PAGES[1])
     meta = b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
     assert meta in body
-    body = body.replace(meta, b'<meta charset="utf-8">').replace(b"La freccia", "Ã© La freccia".encode("cp1252"))
-    local_forum.set_page(FF_PAGES[1], body, content_type="text/html; charset=windows-1252")
+    body = body.replace(meta, b'<meta charset="utf-8">').replace(b"La freccia", "€ La freccia".encode("iso-8859-15"))
+    local_forum.set_page(FF_PAGES[1], body, content_type="text/html; charset=iso-8859-15")
     history = scrape([local_forum.url(FF_PAGES[0])], fetcher=local_fetcher, follow_sheets=False)
     (post,) = [p for p in history.posts if p.page == 2 and "La freccia" in p.body]
-    assert "Ã© La freccia è troppo veloce" in post.body
+    assert "€ La freccia è troppo veloce" in post.body
 
 
 def test_forumfree_thread_through_api_php(local_forum, local_fetcher, fixtures_dir):
@@ -363,3 +366,35 @@ def test_each_page_is_parsed_once(local_forum, local_fetcher, fixtures_dir, monk
         files.append(fixtures_dir / e["path"])
     scrape([str(f) for f in files], saved_at="2026-11-09T12:00:00+01:00")
     assert len(calls) == len(files)
+
+
+@pytest.mark.parametrize("link", ["https://www.example.com/index.php?st=3000",                 # was 601 pages
+                                  "https://santuario-gdr.forumfree.it/?t=61234567&amp;st=45",   # was 10 pages
+                                  "https://www.example.com/watch?v=x&amp;st=999999999999"])     # was MemoryError
+def test_a_link_in_a_post_does_not_change_the_pages_crawled(link, local_forum, local_fetcher, fixtures_dir):
+    local_forum.load_forum("santuario-gdr.forumfree.it")
+    body = local_forum.page("/?t=64600001")
+    i = body.index(b'class="color">') + len(b'class="color">')
+    i = body.index(b"<td", i)
+    j = body.index(b">", i) + 1
+    local_forum.set_page("/?t=64600001", body[:j] + f'Regolamento: <a href="{link}">qui</a><br>'.encode() + body[j:])
+    local_forum.reset_log()
+    history = crawl_thread(local_forum.url("/?t=64600001"), fetcher=local_fetcher, follow_sheets=False).history
+    assert (history.thread.pages, history.thread.pages_read) == (3, (1, 2, 3))
+    assert [r.path for r in _page_log(local_forum)] == ["/?t=64600001", "/?t=64600001&st=5", "/?t=64600001&st=10"]
+    assert [p.id for p in history.posts] == [p.id for p in _offline(fixtures_dir, "santuario-gdr.forumfree.it").posts]
+
+
+@pytest.mark.parametrize("ctype", ["text/html; charset=iso-8859-1", "text/html"])
+def test_cp1252_page_with_pasted_utf8_over_http(ctype, local_forum, local_fetcher, fixtures_dir):
+    # no <meta>: a windows-1252 page (labelled iso-8859-1 by HTTP, or not at all) where "perché" was pasted as UTF-8
+    local_forum.load_forum("forum.cavalieri-gdr.it")
+    text = (fixtures_dir / "phpbb/viewtopic_t606_start0.html").read_text(encoding="utf-8").replace('<meta charset="utf-8">', "")
+    at = text.index('<div class="content">') + len('<div class="content">')
+    text = text[:at] + "<p>Prova: perch\x00 e citt\x01</p>" + text[at:]
+    body = text.encode("cp1252").replace(b"perch\x00", "perché".encode("utf-8")).replace(b"citt\x01", "città".encode("cp1252"))
+    local_forum.set_page("/viewtopic.php?t=606", body, content_type=ctype)
+    result = crawl_thread(local_forum.url("/viewtopic.php?t=606"), fetcher=local_fetcher, follow_sheets=False)
+    first = result.history.posts[0]
+    assert first.body.startswith("Prova: perché e città\nPersonaggio: Elettra")
+    assert not any(bad in p.body for p in result.history.posts for bad in ("Ã", "\ufffd", "ŕ", "č"))

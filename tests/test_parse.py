@@ -168,3 +168,96 @@ def test_forum_shaped_garbage_raises_only_named_errors(pieces, url, platform):
     except ScrapeError:
         return
     CombatHistory.from_dict(history.to_dict())
+
+
+# --- deeply nested markup: libxml2 stops building the tree at its depth limit -----------------------------
+
+T606 = "phpbb/viewtopic_t606_start0.html"
+
+
+def _nested_in_first_post(data: bytes, html: bytes) -> bytes:
+    i = data.index(b'<div class="content">') + len(b'<div class="content">')
+    return data[:i] + html + data[i:]
+
+
+@pytest.mark.parametrize("depth", [250, 1000])
+def test_deep_markup_in_a_post_keeps_every_post(fixture_page, depth):
+    data, url = fixture_page(T606)
+    plain = parse_page(data, url, fetched_at=FETCHED)
+    page = parse_page(_nested_in_first_post(data, b"<b>" * depth + b"Attenzione!" + b"</b>" * depth + b"<br>"), url,
+                      fetched_at=FETCHED)
+    assert [p.id for p in page.posts] == [p.id for p in plain.posts] == ["910110", "910120", "910130", "910140",
+                                                                         "910150"]
+    assert page.posts[0].body == "Attenzione!\n" + plain.posts[0].body
+    assert page.posts[1:] == plain.posts[1:]
+
+
+def test_markup_beyond_the_depth_limit_is_a_named_error_not_a_partial_page(fixture_page):
+    from scraper.errors import PageTooDeep
+
+    data, url = fixture_page(T606)
+    with pytest.raises(PageTooDeep, match="annidat"):
+        parse_page(_nested_in_first_post(data, b"<span>" * 5000 + b"x"), url, fetched_at=FETCHED)
+    assert issubclass(PageTooDeep, ParseError)
+    # the next page is read whole again (the parser's error log is the last parse's)
+    assert len(parse_page(data, url, fetched_at=FETCHED).posts) == 5
+
+
+def test_deep_markup_in_an_api_message_is_a_named_error(fixture_page):
+    import json
+
+    from scraper.errors import PageTooDeep
+
+    data, url = fixture_page("forumfree/api_62345678_st0.json")
+    doc = json.loads(data)
+    doc["messages"][0]["content"] = "<span>" * 5000 + "x" + doc["messages"][0]["content"]
+    with pytest.raises(PageTooDeep):
+        parse_page(json.dumps(doc).encode(), url)
+
+
+# --- charsets: the documented order (docs/fetching.md), one decoder shared with scraper.fetch -------------
+
+_CP1252_META = b'<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+
+
+def test_unlabelled_cp1252_fixture_reads_as_windows_1252(fixture_page):
+    # the repo's own cp1252 page with its <meta> removed: no label anywhere, not UTF-8 → windows-1252 (was cp1250)
+    data, url = fixture_page("forumfree/topic_62345678_st15.html")
+    assert _CP1252_META in data
+    labelled = parse_page(data, url, fetched_at=FETCHED)
+    bare = parse_page(data.replace(_CP1252_META, b""), url, fetched_at=FETCHED)
+    assert [p.body for p in bare.posts] == [p.body for p in labelled.posts]
+    assert "“Non è finita”" in bare.posts[0].body and bare.posts[-1].author == "Niccolò"
+    assert decode_html(data.replace(_CP1252_META, b""))[1] == "windows-1252"
+
+
+def test_unlabelled_cp1252_italian_is_not_guessed_as_another_charset():
+    data = _ff_page("Prova: perché città € ’ — lì").replace("charset=utf-8", "").encode("cp1252")
+    assert parse_page(data, "https://a.forumfree.it/?t=1").posts[0].body == "Prova: perché città € ’ — lì"
+
+
+@pytest.mark.parametrize("charset", ["iso-8859-1", None])
+def test_cp1252_page_with_pasted_utf8_is_repaired(charset):
+    # a windows-1252 page (HTTP label iso-8859-1, or no label at all) where one player pasted UTF-8 text
+    body = "Prova: XX e città €".encode("cp1252").replace(b"XX", "perché".encode("utf-8"))
+    data = _ff_page("BODY").replace("charset=utf-8", "").encode("ascii").replace(b"BODY", body)
+    page = parse_page(data, "https://a.forumfree.it/?t=1", charset=charset)
+    assert page.posts[0].body == "Prova: perché e città €"
+    text, enc, repaired = decode_html(data, charset=charset)
+    assert (enc, repaired) == ("windows-1252", True) and "Prova: perché e città €" in text
+
+
+def test_decode_html_is_fetchs_decoder():
+    from scraper.fetch import decode_text, detect_encoding
+
+    samples = [_ff_page("città").encode("utf-8"),
+               _ff_page("città").replace("charset=utf-8", "").encode("cp1252"),
+               _ff_page("Łódź", charset="iso-8859-2").encode("iso-8859-2"),
+               _ff_page("Città già così — XX").encode("utf-8").replace(b"XX", "però".encode("cp1252")),
+               b"\xef\xbb\xbf" + _ff_page("città").encode("utf-8")]
+    for data in samples:
+        for charset in (None, "iso-8859-1", "utf-8"):
+            text, enc, _ = decode_html(data, charset=charset)
+            ctype = f"text/html; charset={charset}" if charset else None
+            assert enc == detect_encoding(data, ctype)
+            assert (text if text is not None else data.decode("utf-8")) == decode_text(data, enc).lstrip("\ufeff")

@@ -163,3 +163,88 @@ def test_page_size_from_the_pagination(st, links, page, count, size):
     p = parse_page(_paged(st, links), f"https://x.forumfree.it/?t=9&st={st}")
     assert (p.page, p.page_count, p.page_size) == (page, count, size)
     assert len(p.page_urls) == count and p.page_urls[page - 1].endswith(f"st={st}" if st else "?t=9")
+
+
+# --- pagination only from the page's pagination boxes (links in posts are the players') -------------------
+
+SANTUARIO = "forumfree/topic_64600001_st0.html"
+SANTUARIO_URLS = ("https://santuario-gdr.forumfree.it/?t=64600001", "https://santuario-gdr.forumfree.it/?t=64600001&st=5",
+                  "https://santuario-gdr.forumfree.it/?t=64600001&st=10")
+
+
+def _in_first_post(data: bytes, html: str) -> bytes:
+    """The page with `html` at the start of the first post's body cell."""
+    i = data.index(b'class="color">') + len(b'class="color">')
+    i = data.index(b"<td", i)
+    j = data.index(b">", i) + 1
+    return data[:j] + html.encode("utf-8") + data[j:]
+
+
+@pytest.mark.parametrize("link", [
+    "https://www.example.com/watch?v=x&amp;st=999999999999",       # was ~6·10^10 page URLs: MemoryError
+    "https://example.com/index.php?st=3000",                        # was 601 pages
+    "https://santuario-gdr.forumfree.it/?t=61234567&amp;st=45",     # another thread: was 10 pages
+    "https://santuario-gdr.forumfree.it/?t=64600001&amp;st=7#entry910120",  # a post of this thread: was step 1
+    "/?t=64600001&amp;st=45",                                       # this thread, relative, in a post
+])
+def test_links_in_a_post_are_no_pagination(fixture_page, link):
+    data, url = fixture_page(SANTUARIO)
+    page = parse_page(_in_first_post(data, f'Regolamento: <a href="{link}">qui</a><br>'), url, fetched_at=FETCHED)
+    assert (page.page, page.page_count, page.page_size, page.last_offset) == (1, 3, 5, 10)
+    assert page.page_urls == SANTUARIO_URLS
+    assert page.next_url == SANTUARIO_URLS[1]
+    assert [p.id for p in page.posts] == [p.id for p in parse_page(data, url, fetched_at=FETCHED).posts]
+
+
+def test_a_pagination_box_inside_a_post_is_the_players(fixture_page):
+    data, url = fixture_page(SANTUARIO)
+    box = '<div class="pages"><ul><li><a href="/?t=64600001&amp;st=45">10</a></li></ul></div>'
+    page = parse_page(_in_first_post(data, box), url, fetched_at=FETCHED)
+    assert (page.page_count, page.page_size, page.page_urls) == (3, 5, SANTUARIO_URLS)
+
+
+def test_a_pagination_link_to_another_host_is_not_this_threads():
+    html = _paged(0, [6]).replace(b'<a href="/?t=9&amp;st=6">6</a>',
+                                  b'<a href="/?t=9&amp;st=6">2</a><a href="https://evil.example/?t=9&amp;st=60">x</a>')
+    p = parse_page(html, "https://x.forumfree.it/?t=9")
+    assert (p.page_count, p.page_size, p.page_urls) == (2, 6, ("https://x.forumfree.it/?t=9",
+                                                               "https://x.forumfree.it/?t=9&st=6"))
+
+
+def test_a_url_offset_off_the_step_keeps_the_paginations_step():
+    # a shared post link (`&st=7`) fetched as the page: the pagination's step (6) stays the step
+    p = parse_page(_paged(7, [0, 6, 12]), "https://x.forumfree.it/?t=9&st=7")
+    assert (p.page, p.page_count, p.page_size, p.last_offset) == (2, 3, 6, 12)
+    assert p.page_urls == tuple(f"https://x.forumfree.it/?t=9{f'&st={o}' if o else ''}" for o in (0, 6, 12))
+
+
+def test_a_pagination_beyond_the_bound_is_a_named_error():
+    from scraper.errors import NotAThread, TooManyPages
+    from scraper.platforms.base import MAX_PAGES
+
+    assert issubclass(TooManyPages, NotAThread)
+    ok = parse_page(_paged(0, [15, 15 * (MAX_PAGES - 1)]), "https://x.forumfree.it/?t=9&st=0")
+    assert (ok.page_count, len(ok.page_urls)) == (MAX_PAGES, MAX_PAGES)
+    with pytest.raises(TooManyPages, match=f"{MAX_PAGES + 1} pagine"):
+        parse_page(_paged(0, [15, 15 * MAX_PAGES]), "https://x.forumfree.it/?t=9&st=0")
+    with pytest.raises(TooManyPages):
+        parse_page(_paged(0, [15, 999999999990]), "https://x.forumfree.it/?t=9&st=0")
+
+
+def test_api_pages_beyond_the_bound_is_a_named_error(fixture_page):
+    import json
+
+    from scraper.errors import TooManyPages
+
+    data, url = fixture_page(API[0])
+    doc = json.loads(data)
+    doc["info"]["pages"] = 10 ** 12
+    with pytest.raises(TooManyPages):
+        parse_page(json.dumps(doc).encode(), url)
+
+
+def test_max_pages_is_the_crawls_bound():
+    from scraper.crawl import MAX_PAGES as CRAWL_MAX
+    from scraper.platforms.base import MAX_PAGES
+
+    assert MAX_PAGES == CRAWL_MAX

@@ -91,3 +91,28 @@ def test_custom_gm_account_name():
     assert [(r.expression, r.faces, r.label) for r in page.posts[0].rolls] == [
         ("1d12", (9,), "Schivata (Rukia vs Renji): (+5 [Destrezza])")]
     assert page.posts[0].timestamp == "2026-03-02T20:00:00+01:00"
+
+
+# --- pagination only from the page's .pagination boxes (links in posts are the players') ----------------
+
+T166 = "forumotion/phpbb2/t166p0.html"
+
+
+def _in_first_post(data: bytes, html: str) -> bytes:
+    i = data.index(b'<div class="postbody">') + len(b'<div class="postbody">')
+    return data[:i] + html.encode("utf-8") + data[i:]
+
+
+@pytest.mark.parametrize("link", [
+    "/t166p999999999999-santuario-elettra-vs-orione",             # was a MemoryError
+    "https://example.com/t166p3000-x",                            # another site, same shape
+    "/t999p45-altra-discussione",                                 # another thread
+    "/t166p7-santuario-elettra-vs-orione#600",                    # a post of this thread: was step 1
+])
+def test_links_in_a_post_are_no_pagination(fixture_page, link):
+    data, url = fixture_page(T166)
+    page = parse_page(_in_first_post(data, f'Vedi <a href="{link}">qui</a><br>'), url, fetched_at=FETCHED)
+    base = "https://santuario.forumattivo.com/t166"
+    urls = (f"{base}-santuario-elettra-vs-orione",) + tuple(f"{base}p{o}-santuario-elettra-vs-orione" for o in (5, 10, 15))
+    assert (page.page, page.page_count, page.page_size, page.last_offset) == (1, 4, 5, 15)
+    assert page.page_urls == urls and page.next_url == urls[1]

@@ -1,6 +1,8 @@
 """phpBB prosilver: dicebox rolls, typed [dice] tags, <time datetime>, quotes with cite, codebox, notices."""
 from __future__ import annotations
 
+import pytest
+
 from scraper.parse import parse_page
 from scraper.platforms.config import ForumConfig
 
@@ -60,3 +62,36 @@ def test_username_coloured_master(fixture_page):
     master = page.posts[0]
     assert (master.author, master.author_id, master.role) == ("Niccolò", "2", "master")
     assert "GdR Karakura" not in master.body  # signature
+
+
+# --- pagination only from the page's .pagination boxes (links in posts are the players') ----------------
+
+T606 = "phpbb/viewtopic_t606_start0.html"
+T606_URLS = ("https://forum.cavalieri-gdr.it/viewtopic.php?t=606", "https://forum.cavalieri-gdr.it/viewtopic.php?t=606&start=5",
+             "https://forum.cavalieri-gdr.it/viewtopic.php?t=606&start=10")
+
+
+def _in_first_post(data: bytes, html: str) -> bytes:
+    i = data.index(b'<div class="content">') + len(b'<div class="content">')
+    return data[:i] + html.encode("utf-8") + data[i:]
+
+
+@pytest.mark.parametrize("link", [
+    "./viewtopic.php?t=606&amp;start=999999999999",                  # was a MemoryError
+    "https://example.com/viewtopic.php?t=606&amp;start=3000",        # another site
+    "https://forum.cavalieri-gdr.it/viewtopic.php?t=61234&amp;start=45",  # another thread
+    "./viewtopic.php?t=606&amp;start=7#p123",                        # a post of this thread: was step 1
+])
+def test_links_in_a_post_are_no_pagination(fixture_page, link):
+    data, url = fixture_page(T606)
+    page = parse_page(_in_first_post(data, f'Vedi <a href="{link}">qui</a><br>'), url, fetched_at=FETCHED)
+    assert (page.page, page.page_count, page.page_size, page.last_offset) == (1, 3, 5, 10)
+    assert page.page_urls == T606_URLS and page.next_url == T606_URLS[1]
+
+
+def test_a_pagination_beyond_the_bound_is_a_named_error():
+    from scraper.errors import TooManyPages
+
+    huge = PAGE.replace("start=20", "start=999999999990")
+    with pytest.raises(TooManyPages):
+        parse_page(huge.encode(), "https://gdr.example.it/viewtopic.php?t=9")

@@ -13,7 +13,7 @@ from lxml import etree
 from engine.fastdata import maker
 from engine.history import Post, PostSchema, Roll
 from scraper.dicetag import find_text_rolls, make_roll
-from scraper.errors import NotAThread, UnsupportedPlatform
+from scraper.errors import NotAThread, PageTooDeep, TooManyPages, UnsupportedPlatform
 from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post, strip_controls
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
@@ -59,6 +59,29 @@ class Platform(Protocol):
 
     def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
         """The page's thread info and posts; raises NotAThread when it has no posts."""
+
+
+# --- reading HTML ----------------------------------------------------------------------------------
+
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+
+
+def html_parser(**kw: object) -> etree.HTMLParser:
+    """A plain lxml.etree HTML parser with libxml2's huge-document limits: nesting up to 2048 levels, not 256
+    (a post of `<b>`×250 is read whole). Read through `read_html`."""
+    return etree.HTMLParser(encoding="utf-8", huge_tree=True, **kw)
+
+
+def read_html(data: bytes, parser: etree.HTMLParser) -> etree._Element | None:
+    """`etree.fromstring(data, parser)`, or PageTooDeep when libxml2 stopped at a resource limit (nesting deeper
+    than 2048): it then returns the tree built so far, and the rest of the page would be silently lost.
+    The check is the parse's last error only (a stopped parse ends on it): nothing is parsed twice."""
+    doc = etree.fromstring(data, parser)
+    err = parser.error_log.last_error
+    if err is not None and err.type == _RESOURCE_LIMIT:
+        raise PageTooDeep(f"pagina annidata troppo in profondità (riga {err.line}): il lettore HTML ne perderebbe "
+                          "il resto, quindi non viene letta")
+    return doc
 
 
 # --- small helpers every adapter uses -------------------------------------------------------------
@@ -206,18 +229,80 @@ def offset_step(offsets: set[int], default: int | None) -> int | None:
     return step or default
 
 
+# The most pages a thread page may claim (the crawl's bound too, scraper.crawl.MAX_PAGES): a fight is never
+# this long, and a page naming more is a loop or a trap, not a list of URLs to build.
+MAX_PAGES = 2000
+
+
+def check_page_count(count: int) -> int:
+    """`count`, or TooManyPages when it is beyond MAX_PAGES (checked before any list of page URLs is built)."""
+    if count > MAX_PAGES:
+        raise TooManyPages(f"la paginazione indica {count} pagine (al massimo {MAX_PAGES}): "
+                           "non sembra una discussione")
+    return count
+
+
+def pagination_step(link_offsets: set[int], own: int, default: int | None,
+                    current: Callable[[], int | None] | None = None) -> tuple[int | None, set[int]]:
+    """(step, offsets) of a thread from its pagination links' offsets and the page's own offset.
+
+    The step is the gcd of the offsets (a window such as 1 … 8 9 [10] 11 … 20 still gives it; page 2 of 2, linking
+    only page 1, gives its own offset), else `default`. An own offset off the links' grid counts only when the
+    pagination's current page agrees (page 2 of 3 at `st=5` linking 0 and 10): a shared post link fetched as the
+    page (`&st=7`) does not make the step 1; it is read as the page it falls in."""
+    offsets = set(link_offsets) | {own}
+    linked = offset_step(link_offsets, None)
+    if linked is None or own % linked == 0:
+        return offset_step(offsets, default), offsets
+    step = offset_step(offsets, default) or linked
+    cur = current() if current is not None else None
+    if cur is not None and cur > 1 and own == (cur - 1) * step:
+        return step, offsets
+    return linked, set(link_offsets) | {(own // linked) * linked}
+
+
 _PAGE_OF = re.compile(r"\b(?:pagina|page|pag\.?)\s+(\d{1,5})\s+(?:di|of|su|sur|de|/)\s+(\d{1,5})\b", re.I)
 # Through the class attributes: libxml2 tests `contains` on the few @class nodes far faster than the token
 # predicate on every element (≈ 4× on a 60 KB page); "pag" is in both names.
 X_PAGINATION = (f"descendant::*/@class[contains(., 'pag')]/parent::*"
-                f"[{has_class('pagination')} or {has_class('pages')}]")
+                f"[{has_class('pagination')} or {has_class('pages')} or {has_class('pagelinks')}"
+                f" or {has_class('pagelink')} or {has_class('pagelinklast')}]")
+_BOX_HREFS = "descendant::a/@href"
+
+
+def pagination_boxes(doc: etree._Element, posts: Sequence[etree._Element] = ()) -> list[etree._Element]:
+    """The page's pagination boxes (`.pagination`, `.pages`, IPB's `.pagelinks`), never one inside a post: a
+    player's post may hold any markup, and its links name other pages, threads and sites."""
+    boxes = doc_xpath(doc, X_PAGINATION)
+    if not boxes or not posts:
+        return boxes
+    inside = set(posts)
+    return [b for b in boxes if b not in inside and not any(a in inside for a in b.iterancestors())]
+
+
+def pagination_hrefs(doc: etree._Element, posts: Sequence[etree._Element], host: str) -> list[str]:
+    """The hrefs of the pagination boxes' links that stay on the page's host (relative, or absolute on `host`;
+    any host for a saved file, `host` "")."""
+    rel = xp(_BOX_HREFS)
+    out: list[str] = []
+    for box in pagination_boxes(doc, posts):
+        for href in rel(box):
+            if "//" in href and host:
+                try:
+                    other = (urlsplit(href.strip()).hostname or "").lower()
+                except ValueError:
+                    continue
+                if other and other != host:
+                    continue
+            out.append(href)
+    return out
 
 
 def page_from_pagination(doc: etree._Element, current: str, page_no: int, offset: int, step: int | None,
-                         offsets: set[int]) -> tuple[int, int, int | None]:
+                         offsets: set[int], posts: Sequence[etree._Element] = ()) -> tuple[int, int, int | None]:
     """For a page whose URL does not say its offset (a saved file): (page number, offset, highest page shown) from
     the pagination, adding the offsets it reveals to `offsets`; page_no/offset as given when it says nothing."""
-    cur, shown_count = shown_page(doc, current)
+    cur, shown_count = shown_page(doc, current, posts)
     if cur is not None and cur > 1:
         page_no = cur
         if step:
@@ -228,7 +313,8 @@ def page_from_pagination(doc: etree._Element, current: str, page_no: int, offset
     return page_no, offset, shown_count
 
 
-def shown_page(doc: etree._Element, current: str) -> tuple[int | None, int | None]:
+def shown_page(doc: etree._Element, current: str,
+               posts: Sequence[etree._Element] = ()) -> tuple[int | None, int | None]:
     """The page number the pagination marks as current (`current`: a relative XPath such as
     `.//li[…active…]`, else the box's "Pagina 2 di 5") and the highest page number it shows.
 
@@ -236,7 +322,7 @@ def shown_page(doc: etree._Element, current: str) -> tuple[int | None, int | Non
     cur: int | None = None
     high: int | None = None
     rel = xp(current)
-    for box in xp(X_PAGINATION)(doc):
+    for box in pagination_boxes(doc, posts):
         text = inline_text(box)
         m = _PAGE_OF.search(text)
         if m:
@@ -615,6 +701,7 @@ def _url_hint(url: str) -> str | None:
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
-    "offset_step", "page_from_pagination", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "offset_step", "pagination_step", "pagination_boxes", "pagination_hrefs", "check_page_count", "MAX_PAGES",
+    "page_from_pagination", "html_parser", "read_html", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers",
 ]

@@ -12,8 +12,8 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers, origin_of, shown_page,
-    offset_step, parse_edit_note, query_param, text_of, xp,
+    check_page_count, html_parser, in_containers, origin_of, pagination_hrefs, pagination_step, shown_page,
+    parse_edit_note, query_param, read_html, text_of, xp,
 )
 from scraper.htmltext import collapse_ws
 from scraper.platforms.config import ForumConfig
@@ -46,7 +46,6 @@ X_TITLE_MAIN = f"descendant::div[{has_class('maintitle')}][1]"
 # The section: the first `a[href*="f="]` inside the navigation strip.
 X_NAV = "@id='navstrip' or contains(@class, 'navigation')"
 X_NAV_LINK = "descendant::a[contains(@href, 'f=')]"
-X_PAGE_LINKS = "descendant::a/@href[contains(., 'st=')]"
 X_CURRENT_PAGE = f".//li[{has_class('current')}] | .//*[{has_class('current')}]"
 
 
@@ -73,23 +72,41 @@ class ForumFree:
         st = _int(query_param(url, "st")) or 0
         host = host_of(url)
         origin = origin_of(url)
-        offsets = {st} | {o for o in (_int(query_param(href, "st")) for href in xp(X_PAGE_LINKS)(doc))
-                          if o is not None}
-        step = offset_step(offsets, config.page_size or PAGE_SIZE) or PAGE_SIZE
+        sel = config.selectors
+        post_els = xp(sel["post"])(doc) if "post" in sel else doc_xpath(doc, X_POSTS)
+        classic: list[tuple[str, etree._Element]] = []
+        if not post_els:
+            for anchor in doc_xpath(doc, X_CLASSIC_ANCHORS):
+                m = _ENTRY.match(anchor.get("name") or "")
+                table = next(anchor.iterancestors("table"), None)
+                if m and table is not None:
+                    classic.append((m.group(1), table))
+        # The other pages: the pagination boxes' links to this thread only (never the links in the posts)
+        containers = post_els if post_els else [t for _, t in classic]
+        linked: set[int] = set()
+        for href in pagination_hrefs(doc, containers, host):
+            if "st=" not in href:
+                continue
+            o = _int(query_param(href, "st"))
+            if o is not None and (tid is None or query_param(href, "t") == tid):
+                linked.add(o)
+        step, offsets = pagination_step(linked, st, config.page_size or PAGE_SIZE,
+                                        lambda: shown_page(doc, X_CURRENT_PAGE, containers)[0])
+        step = step or PAGE_SIZE
         page_no = st // step + 1
         if query_param(url, "st") is None:
             # a saved page's URL may not say its offset: the pagination says which page it is
-            cur, high = shown_page(doc, X_CURRENT_PAGE)
+            cur, high = shown_page(doc, X_CURRENT_PAGE, containers)
             if cur is not None and cur > 1:
                 st, page_no = (cur - 1) * step, cur
                 offsets.add(st)
             if high is not None:
                 offsets.add((high - 1) * step)
+        last_offset = max(offsets)
+        page_count = check_page_count(last_offset // step + 1)
         dice_test = dice_class_test(config.dice_classes)
         source = "forum_roller"
         posts: list[Post] = []
-        sel = config.selectors
-        post_els = xp(sel["post"])(doc) if "post" in sel else doc_xpath(doc, X_POSTS)
         skin = "ff-current"
         if post_els:
             for el in post_els:
@@ -100,17 +117,11 @@ class ForumFree:
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         else:
             skin = "ff-classic"
-            for anchor in doc_xpath(doc, X_CLASSIC_ANCHORS):
-                m = _ENTRY.match(anchor.get("name") or "")
-                table = next(anchor.iterancestors("table"), None)
-                if not m or table is None:
-                    continue
-                parts = self._classic_parts(table, m.group(1), tid, st, origin, sel)
+            for pid, table in classic:
+                parts = self._classic_parts(table, pid, tid, st, origin, sel)
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina ForumFree")
-        last_offset = max(offsets)
-        page_count = last_offset // step + 1
         urls = tuple(_page_url(origin, tid, o) for o in range(0, last_offset + 1, step)) if tid else (url,)
         nxt = _page_url(origin, tid, st + step) if tid and st + step <= last_offset else None
         title_el = _title_el(doc)
@@ -209,7 +220,7 @@ class ForumFree:
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="forum_roller", dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio nella risposta api.php")
-        pages = _int(str(info.get("pages"))) or page_no
+        pages = check_page_count(_int(str(info.get("pages"))) or page_no)
         last_offset = (pages - 1) * per_page
         if tid:
             urls = tuple(f"{origin}/api.php?t={tid}&st={o}" for o in range(0, last_offset + 1, per_page))
@@ -223,12 +234,12 @@ class ForumFree:
                     thread_url=f"{origin}/?t={tid}" if tid else None)  # readers link the thread, not its JSON
 
 
-_FRAGMENT_PARSER = etree.HTMLParser(encoding="utf-8")
+_FRAGMENT_PARSER = html_parser()
 
 
 def _fragment(content: str) -> etree._Element:
     """The <body> of an api.php message's HTML (a stray </div> in it cannot cut the message short)."""
-    root = etree.fromstring(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
+    root = read_html(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
     body = root.find("body") if root is not None else None
     return body if body is not None else etree.Element("body")
 

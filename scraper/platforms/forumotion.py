@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from typing import Sequence
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -14,8 +15,8 @@ from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers, origin_of, page_from_pagination,
-    offset_step, parse_edit_note, text_of, xp,
+    check_page_count, in_containers, origin_of, page_from_pagination, pagination_hrefs, pagination_step,
+    parse_edit_note, shown_page, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 
@@ -38,9 +39,6 @@ _VS_LINE = re.compile(r"^\s*([A-Za-zÀ-ÿ][^\n]{0,80}?\([^()\n]*\b(?:vs|contro)\
 X_POST_ANY = "descendant::*/@id[starts-with(., 'p')]/parent::*[contains(@class, 'post')]"
 X_GENERATOR = "descendant::meta[@name='generator'][contains(@content, 'orumotion')][1]"
 X_ILLIWEB = "descendant::script[contains(@src, 'illiweb.com')][1] | descendant::img[contains(@src, 'illiweb.com')][1]"
-X_PAGE_LINKS = "descendant::a/@href[contains(., '/t')]"  # the test on the attribute: ~15% fewer instructions
-X_PAGINATION_LINKS = (f"descendant::*/@class[contains(., 'pagination')]/parent::*[{has_class('pagination')}]"
-                      f"//a[contains(@href, '/t')]/@href")
 X_CURRENT_PAGE = ".//strong[not(ancestor::a)]"
 # The first h1 that is either (one scan of the h1s, not two).
 X_TITLE = f"descendant::h1[{has_class('page-title')} or ancestor::*[{has_class('maintitle')}]][1]"
@@ -113,31 +111,36 @@ class Forumotion:
     def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
         ctx = ParseContext(url=url, config=config, now=now)
         host = host_of(url)
+        skin = config.skin if config.skin in TEMPLATES else _skin(doc)
+        sel = {**TEMPLATES[skin], **config.selectors}
+        post_els = xp(sel["post"])(doc) if "post" in sel else _posts(doc)
+        # The other pages: the .pagination boxes' links to this topic only (never the links in the posts)
+        box_links = [lm for lm in map(_TOPIC_URL.search, pagination_hrefs(doc, post_els, host)) if lm]
         m = _TOPIC_URL.search(url)
         named = m is not None
         if m is None:
             # a saved file's name is no topic URL: the pagination's links name the topic
-            m = next((lm for lm in map(_TOPIC_URL.search, xp(X_PAGINATION_LINKS)(doc)) if lm), None)
+            m = box_links[0] if box_links else None
         tid = m.group(1) if m else None
         offset = int(m.group(2)) if named and m and m.group(2) else 0
+        if not named and tid:
+            # nor its offset: the page's links to itself (title, post permalinks) say it
+            offset = _own_offset(doc, post_els, tid, host) or 0
         slug = m.group(3) if m else ""
-        skin = config.skin if config.skin in TEMPLATES else _skin(doc)
-        sel = {**TEMPLATES[skin], **config.selectors}
         dice_test = dice_class_test(config.dice_classes)
-        offsets = {offset}
-        for href in xp(X_PAGE_LINKS)(doc):
-            lm = _TOPIC_URL.search(href)
-            if lm and (tid is None or lm.group(1) == tid):
-                offsets.add(int(lm.group(2) or 0))
-        step = offset_step(offsets, config.page_size)
+        linked = {int(lm.group(2) or 0) for lm in box_links if tid is None or lm.group(1) == tid}
+        step, offsets = pagination_step(linked, offset, config.page_size,
+                                        lambda: shown_page(doc, X_CURRENT_PAGE, post_els)[0])
         page_no = offset // step + 1 if step else 1
         shown_count = None
         if not named:
             # nor does it say the offset: the pagination ("Pagina 2 di 2") says which page it is
-            page_no, offset, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, offset, step, offsets)
+            page_no, offset, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, offset, step, offsets,
+                                                                post_els)
+        last = max(offsets)
+        page_count = check_page_count(max((last // step + 1) if step else 1, shown_count or 0, page_no))
         # a later page whose offset is unknown (no step): its posts get their bare anchors
         known_offset = page_no == 1 or bool(step)
-        post_els = xp(sel["post"])(doc) if "post" in sel else _posts(doc)
         # the topic's pages on the forum's own origin; a saved file has none: `/t42-slug` stays relative
         base = f"{origin_of(url)}/t{tid}" if tid else (url.split("#")[0] if origin_of(url) else "")
         page_url = (f"{base}p{offset}-{slug}" if offset else f"{base}-{slug}") if tid and known_offset else (
@@ -172,7 +175,6 @@ class Forumotion:
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="forumotion_gm", dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina Forumotion")
-        last = max(offsets)
         urls: tuple[str, ...] = (url,)
         if tid and step:
             urls = tuple((f"{base}p{o}-{slug}" if o else f"{base}-{slug}") for o in range(0, last + 1, step))
@@ -184,10 +186,39 @@ class Forumotion:
         sm = next((m for m in (re.search(r"/f(\d+)", href) for href in in_containers(doc, X_NAV, X_NAV_LINKS))
                    if m), None)
         return Page(url=url, platform=self.name, skin=skin, host=host, thread_id=tid, title=title or None,
-                    page=page_no, page_count=max((last // step + 1) if step else 1, shown_count or 0, page_no),
+                    page=page_no, page_count=page_count,
                     page_size=step,
                     last_offset=last, page_urls=urls, next_url=nxt, posts=tuple(posts),
                     section=sm.group(1) if sm else None)
+
+
+def _own_offset(doc: etree._Element, posts: list[etree._Element], tid: str, host: str) -> int | None:
+    """The offset of a page whose URL does not say it (a saved file), from its links to itself: the title's link,
+    else a post's permalink to that same post (`/t<tid>p<offset>-slug#<post id>`). Never other links of the posts."""
+    title = first(doc, X_TITLE)
+    for a in ([title] if title is not None and title.tag == "a" else []) + (
+            list(title.iter("a")) if title is not None else []):
+        m = _TOPIC_URL.search(a.get("href") or "")
+        if m and m.group(1) == tid and _same_host(a.get("href") or "", host):
+            return int(m.group(2) or 0)
+    for el in posts[:3]:
+        pid = (el.get("id") or "")[1:]
+        for a in el.iter("a"):
+            href = a.get("href") or ""
+            if href.endswith(f"#{pid}") or href.endswith(f"#p{pid}"):
+                m = _TOPIC_URL.search(href)
+                if m and m.group(1) == tid and _same_host(href, host):
+                    return int(m.group(2) or 0)
+    return None
+
+
+def _same_host(href: str, host: str) -> bool:
+    if "//" not in href or not host:
+        return True
+    try:
+        return (urlsplit(href).hostname or "").lower() in ("", host)
+    except ValueError:
+        return False
 
 
 def gm_rolls(body: etree._Element) -> list[Roll]:

@@ -12,8 +12,8 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    in_containers, origin_of, page_from_pagination,
-    offset_step, parse_edit_note, query_param, text_of, xp,
+    check_page_count, in_containers, origin_of, page_from_pagination, pagination_hrefs, pagination_step,
+    parse_edit_note, shown_page, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
@@ -37,7 +37,6 @@ X_RANK = Css("dd.profile-rank")
 X_BODY = Css("div.content")
 X_NOTICE = Css("div.notice")
 X_TITLE = f"descendant::h2[{has_class('topic-title')}][1]"
-X_PAGE_LINKS = "descendant::a/@href[contains(., 'start=')][contains(., 'viewtopic.php')]"
 X_CURRENT_PAGE = f".//li[{has_class('active')}]"
 X_CRUMBS = "contains(@class, 'breadcrumbs')"
 X_CRUMB_LINK = "descendant::a[contains(@href, 'viewforum.php')]"
@@ -74,22 +73,30 @@ class PhpBB:
             a = first(title_el, ".//a[@href]")
             tid = query_param(a.get("href") or "", "t") if a is not None else None
         start = int(query_param(url, "start") or 0) if (query_param(url, "start") or "0").isdigit() else 0
-        starts = {start}
-        for href in xp(X_PAGE_LINKS)(doc):
+        sel = config.selectors
+        post_els = xp(sel["post"])(doc) if "post" in sel else doc_xpath(doc, X_POSTS)
+        # The other pages: the .pagination boxes' links to this thread only (never the links in the posts)
+        linked: set[int] = set()
+        for href in pagination_hrefs(doc, post_els, host):
+            if "start=" not in href or "viewtopic.php" not in href:
+                continue
             s = query_param(href, "start")
-            if s and s.isdigit():
-                starts.add(int(s))
-        step = offset_step(starts, config.page_size)
+            if s and s.isdigit() and (tid is None or query_param(href, "t") in (tid, None)):
+                linked.add(int(s))
+        step, starts = pagination_step(linked, start, config.page_size,
+                                       lambda: shown_page(doc, X_CURRENT_PAGE, post_els)[0])
         page_no = start // step + 1 if step else 1
         shown_count = None
         if query_param(url, "start") is None:
             # a saved page's URL may not say its offset: the pagination (li.active) says which page it is
-            page_no, start, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, start, step, starts)
-        sel = config.selectors
+            page_no, start, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, start, step, starts,
+                                                               post_els)
+        last = max(starts)
+        page_count = check_page_count(max((last // step + 1) if step else 1, shown_count or 0, page_no))
         dice_test = dice_class_test(config.dice_classes)
         post_base = urljoin(base, "viewtopic.php")  # every post's anchor is this plus its query and fragment
         posts: list[Post] = []
-        for el in (xp(sel["post"])(doc) if "post" in sel else doc_xpath(doc, X_POSTS)):
+        for el in post_els:
             pid = (el.get("id") or "")[1:]
             if not pid.isdigit():
                 continue
@@ -117,7 +124,6 @@ class PhpBB:
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina phpBB")
-        last = max(starts)
 
         def page_url(s: int) -> str:
             return urljoin(base, f"viewtopic.php?t={tid}" + (f"&start={s}" if s else ""))
@@ -130,7 +136,7 @@ class PhpBB:
         section = query_param(urljoin(url, sec.get("href") or ""), "f") if sec is not None else None
         return Page(url=url, platform=self.name, skin="prosilver", host=host, thread_id=tid,
                     title=(text_of(title_el) if title_el is not None else None) or None, page=page_no,
-                    page_count=max((last // step + 1) if step else 1, shown_count or 0, page_no),
+                    page_count=page_count,
                     page_size=step, last_offset=last,
                     page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
 
