@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Iterable, Literal, Sequence
 
+from .messages import cifra
 from .tables import (
     AMBIENTALE_FACTOR, MIRA_ARTI_STORPIATURA, MIRA_ARTI_STORPIATURA_FACCIA, MIRA_CORPO_CRITICO_FACCIA,
     MIRA_TESTA_CRITICO_FACCIA, MIRA_TESTA_STORDIMENTO_FACCIA, MIRA_TESTA_STORDIMENTO_STACK, PURO_BONUS_DIVISORE,
@@ -151,13 +152,6 @@ def _int(value: object, name: str) -> int:
     return value
 
 
-def _fmt(x: Fraction | int) -> str:
-    x = Fraction(x)
-    if x.denominator == 1:
-        return str(x.numerator)
-    return f"{float(x):g}".replace(".", ",")
-
-
 def _finish(raw: int, kind: str, steps: list[str], multipliers: Sequence[Multiplier], aggiuntivo: bool,
             minimum: int, *, floor_at_minimum: bool = True, **extra: object) -> DamageResult:
     """Apply every multiplier to the type's damage and round down once (RULINGS #3)."""
@@ -166,7 +160,7 @@ def _finish(raw: int, kind: str, steps: list[str], multipliers: Sequence[Multipl
     for m in mults:
         before = value
         value *= m.factor
-        steps.append(f"{_fmt(before)} × {_fmt(m.factor)} ({m.label}) = {_fmt(value)}")
+        steps.append(f"{cifra(before)} × {cifra(m.factor)} ({m.label}) = {cifra(value)}")
     amount = math.floor(value)
     if mults and Fraction(amount) != value:
         steps.append(f"arrotondato per difetto: {amount}")
@@ -282,7 +276,7 @@ def danno_ambientale(categoria_attacco: str, dado: int, bonus_statistica: int, r
             raise NotAllowed("i Danni Ambientali non generano mai Colpi Critici")
     factor = AMBIENTALE_FACTOR[cat]
     pot = math.floor(d * factor)
-    steps = [f"Potenziale D.A. (categoria {cat}): Dado {d} × {_fmt(factor)} = {pot}"]
+    steps = [f"Potenziale D.A. (categoria {cat}): Dado {d} × {cifra(factor)} = {pot}"]
     if da_difesa:
         steps.append(f"provocato da una Difesa: Potenziale dimezzato {pot} → {pot // 2}")
         pot //= 2

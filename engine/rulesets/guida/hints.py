@@ -7,7 +7,7 @@ from . import aree as AR
 from . import stacks as S
 from .actions import ACTIONS
 from .checks import dice_tag, live_stat, stat_maluses
-from .messages import EFFECTS, signed
+from .messages import EFFECTS, cifra, signed
 from .state import SUMMARY, Fighter, GuidaState
 from .step import compute_damage, sbalzo_dms
 
@@ -230,9 +230,8 @@ def _sbalzo_hint(state: GuidaState, h: Any, row: dict[str, Any], hints: list[str
     row["sbalzo"] = {"dms": int(dms) if dms.denominator == 1 else float(dms),
                      "distanza": int(dist) if dist.denominator == 1 else float(dist), "reazione": h.reazione,
                      "steps": list(calc.steps)}
-    show = (lambda x: str(x.numerator) if x.denominator == 1 else f"{float(x):g}".replace(".", ","))
-    hints.append(f"Sbalzo su {h.attack.target}: Distanza Massima di Sbalzo {show(dms)} m"
-                 + (f", dimezzata a {show(dist)} m dalla Reazione riuscita (niente Danni Ambientali)" if h.reazione
+    hints.append(f"Sbalzo su {h.attack.target}: Distanza Massima di Sbalzo {cifra(dms)} m"
+                 + (f", dimezzata a {cifra(dist)} m dalla Reazione riuscita (niente Danni Ambientali)" if h.reazione
                     else "") + ".")
 
 

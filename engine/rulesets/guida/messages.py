@@ -1,6 +1,7 @@
 """Verdicts of the `guida` ruleset: rule paragraphs, the Italian messages readers see (severities: CODE_SEVERITY)."""
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from ...verdicts import CODE_SEVERITY, UnknownVerdictCode, Verdict
@@ -75,6 +76,13 @@ def verdict(code: str, post: str, message: str, rule: str, *, roll: int | None =
                              "post": post, "roll": roll, "expected": expected, "found": found,
                              "details": details or {}, "assumption": assumption})
     return v
+
+
+def cifra(x: int | float | Fraction) -> str:
+    """A number for a message, Italian style: "8", "6,5", "13,5"."""
+    if isinstance(x, Fraction) and x.denominator == 1:
+        return str(x.numerator)
+    return f"{float(x):g}".replace(".", ",") if isinstance(x, (float, Fraction)) else str(x)
 
 
 def signed(n: int) -> str:

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .messages import cifra
 from .tables import (
     REAZIONE_DADO, REAZIONE_DOPO, RULE_REAZIONE, RULE_SBALZO, SBALZO_DICHIARATO_COLPIRE, SBALZO_MODIFICATORE, BadValue,
     category,
@@ -35,11 +36,6 @@ class Calc:
     @property
     def floor(self) -> int:
         return math.floor(self.value)
-
-
-def _fmt(x: Fraction | int) -> str:
-    x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}".replace(".", ",")
 
 
 def _die(dado: int) -> int:
@@ -68,7 +64,7 @@ def dms(dado: int, bonus_potenziale: int, bonus_statistica: int, forza_avversari
     base = d + bonus_potenziale + bonus_statistica - forza_avversario
     value = Fraction(base) * mod
     steps.append(f"DMS: (Dado {d} + Bonus Pot. {bonus_potenziale} + Bonus Stat. {bonus_statistica} − Forza Avv. "
-                 f"{forza_avversario}) × {_fmt(mod)} [{category(categoria)}] = {_fmt(value)}")
+                 f"{forza_avversario}) × {cifra(mod)} [{category(categoria)}] = {cifra(value)}")
     if value < 0:
         steps.append("nessuno Sbalzo (distanza non negativa)")
         value = Fraction(0)
@@ -80,8 +76,8 @@ def valore_sbalzo(dado: int, bonus_statistica: int, categoria: str, *, da_difesa
     d, steps = _fattore_casualita(dado, da_difesa)
     mod = modificatore(categoria)
     value = d + mod + bonus_statistica
-    steps.append(f"Valore di Sbalzo: Dado {d} + Modificatore {_fmt(mod)} [{category(categoria)}] + "
-                 f"Bonus Stat. {bonus_statistica} = {_fmt(value)}")
+    steps.append(f"Valore di Sbalzo: Dado {d} + Modificatore {cifra(mod)} [{category(categoria)}] + "
+                 f"Bonus Stat. {bonus_statistica} = {cifra(value)}")
     return Calc(value, tuple(steps))
 
 
@@ -118,9 +114,9 @@ def reazione(valore_reazione: Fraction | int, valore_sbalzo: Fraction | int, dis
     if r >= s:
         half = dist / 2
         return ReazioneResult(True, False, half, True, (
-            f"Reazione {_fmt(r)} ≥ Sbalzo {_fmt(s)}: nessun Danno Ambientale, distanza dimezzata {_fmt(dist)} → {_fmt(half)}",))
+            f"Reazione {cifra(r)} ≥ Sbalzo {cifra(s)}: nessun Danno Ambientale, distanza dimezzata {cifra(dist)} → {cifra(half)}",))
     return ReazioneResult(False, True, dist, False, (
-        f"Reazione {_fmt(r)} < Sbalzo {_fmt(s)}: Reazione fallita, niente Fase Offensiva",))
+        f"Reazione {cifra(r)} < Sbalzo {cifra(s)}: Reazione fallita, niente Fase Offensiva",))
 
 
 def colpire_sbalzo(dichiarato: bool, effetto: bool = False) -> int:

@@ -32,7 +32,7 @@ from .messages import (
 )
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
 from . import costrizione as CO  # Costrizione e Liberazione values (_costrizione_hit, _liberazione)
-from .messages import P_COSTR_IMPROPRIA
+from .messages import P_COSTR_IMPROPRIA, cifra
 from .state import _SUMMARY_FIELDS, evolve_with
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
@@ -884,7 +884,7 @@ def _damage_calcs(p: _Post) -> None:
                         r for r in h.reasons if "raddoppiato" in r.lower() or "mira" in r.lower()) + "."
             p.verdicts.append(verdict("damage.miscalculated", post.id,
                 ("Cura di " if cura else "Danno a ") + atk.target + (f" [{tech}]" if tech else "")
-                + f": {_cifra(stated)} dichiarato, {shown} calcolato." + why, rule, expected=shown, found=stated,
+                + f": {cifra(stated)} dichiarato, {shown} calcolato." + why, rule, expected=shown, found=stated,
                 details=details.get(),
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
@@ -898,7 +898,7 @@ def _damage_calcs(p: _Post) -> None:
             # "= -2 → 0 Danni": a calculation below zero written as no damage is no error
             if calc.result is not None and own is not None and own != calc.result and not (own < 0 and calc.result == 0):
                 p.verdicts.append(verdict("damage.miscalculated", post.id,
-                    f"Il calcolo scritto dà {own}, non {_cifra(calc.result)}.", P_DANNI, expected=own, found=calc.result,
+                    f"Il calcolo scritto dà {own}, non {cifra(calc.result)}.", P_DANNI, expected=own, found=calc.result,
                     details=details.get(), assumption="calcolo_dichiarato"))
                 stated = own
             amount, basis = (-stated if cura else stated), "dichiarato"
@@ -2105,14 +2105,7 @@ def _num(x: Fraction) -> int | float:
 
 def _metri(x: Fraction) -> str:
     """A distance for a message, Italian style ("13,5")."""
-    return _cifra(x)
-
-
-def _cifra(x: int | float | Fraction) -> str:
-    """A number for a message, Italian style: "8", "6,5"."""
-    if isinstance(x, Fraction) and x.denominator == 1:
-        return str(x.numerator)
-    return f"{float(x):g}".replace(".", ",") if isinstance(x, (float, Fraction)) else str(x)
+    return cifra(x)
 
 
 def sbalzo_dms(state: GuidaState, atk: Incoming) -> tuple[SB.Calc | None, list[str]]:
