@@ -17,7 +17,7 @@ import time
 import zlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
@@ -226,6 +226,31 @@ _UTF8_SEQ = re.compile(
 )
 
 
+# Every match of _UTF8_SEQ starts so. sre finds a one-class prefix by a fast scan, but tries the alternation above
+# at every byte: the candidates come from here, and _UTF8_SEQ only checks them (same matches as its finditer).
+_UTF8_LEAD = re.compile(rb"[\xC2-\xF4][\x80-\xBF]")
+
+
+_ASCII = bytes(range(128))
+
+
+def _utf8_runs(data: bytes) -> Iterator[re.Match[bytes]]:
+    """The non-overlapping matches of _UTF8_SEQ in `data`, left to right."""
+    # A match is a run of non-ASCII bytes, so it survives deleting the ASCII ones (a C-speed pass): a plain 1252
+    # page, with its accents between letters, has no candidate left and is not scanned byte by byte.
+    if _UTF8_LEAD.search(data.translate(None, _ASCII)) is None:
+        return
+    lead, seq = _UTF8_LEAD.search, _UTF8_SEQ.match
+    pos = 0
+    while (c := lead(data, pos)) is not None:
+        m = seq(data, c.start())
+        if m is None:
+            pos = c.start() + 1
+            continue
+        yield m
+        pos = m.end()
+
+
 def decode_text(data: bytes, encoding: str | None = None) -> str:
     """Decode page bytes, repairing mixed encodings: stray 1252 bytes in a UTF-8 page are read as 1252, and
     UTF-8 sequences pasted into a 1252 page (the `Ã¨` mojibake) are read as UTF-8."""
@@ -235,7 +260,7 @@ def decode_text(data: bytes, encoding: str | None = None) -> str:
     if enc == "windows-1252":
         out: list[str] = []
         pos = 0
-        for m in _UTF8_SEQ.finditer(data):
+        for m in _utf8_runs(data):
             out.append(data[pos:m.start()].decode("cp1252", errors="arbitro-fetch-cp1252"))
             out.append(m.group().decode("utf-8"))
             pos = m.end()

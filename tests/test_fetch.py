@@ -449,6 +449,19 @@ def test_mixed_encodings_are_repaired():
     assert decode_text(b"a\x81b", "windows-1252") == "a\x81b"
 
 
+_PASTE_PIECES = [b"a", b" ", b"\xe8", b"\xc3", b"\xa8", b"\xe0", b"\xa0", b"\xbf", b"\xed", b"\x9f", b"\xf0", b"\x90",
+                 b"\xf4", b"\x8f", b"\x80", b"\xc2", "€".encode("utf-8"), "𝄞".encode("utf-8")]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=120) | st.lists(st.sampled_from(_PASTE_PIECES), max_size=40).map(b"".join))
+def test_pasted_utf8_runs_are_the_pattern_s_matches(data):
+    # the quick scan for UTF-8 pasted in a 1252 page finds what a plain finditer of the exact pattern finds
+    from scraper.fetch import _UTF8_SEQ, _utf8_runs
+
+    assert [m.span() for m in _utf8_runs(data)] == [m.span() for m in _UTF8_SEQ.finditer(data)]
+
+
 @pytest.mark.parametrize("data,ctype,expected", [
     (b"\xef\xbb\xbf<meta charset='iso-8859-1'>", "text/html; charset=iso-8859-1", "utf-8"),  # BOM first
     (b"<meta charset='utf-8'>caf\xe9", "text/html; charset=latin1", "windows-1252"),  # then the header
