@@ -62,7 +62,8 @@ def test_file_wins_over_sheets(fixtures_dir):
     sheet = parse_sheet((fixtures_dir / "sheets" / "hollow.html").read_bytes(), "https://x.it/hollow")
     hand = parse_registry('[characters.Hollow]\npv_max = 60\n[techniques.Cero]\npotenziale = 18\ncategory = "S"\n')
     merged = sheet.merged(hand)
-    assert merged.characters["Hollow"].resources == {"PV": Resource(60, 60)}
+    # changed 2026-12-01: the file wins per field, the sheet's PE max (left out by the file) stays
+    assert merged.characters["Hollow"].resources == {"PV": Resource(60, 60), "PE": Resource(40, 40)}
     assert merged.techniques["Cero"].potenziale == 18
     assert merged.techniques["Artigli Affilati"].potenziale == 12
     assert merged.sources == ("https://x.it/hollow", "<registry text>")
