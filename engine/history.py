@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Literal, get_args, get_origin, get_type_hints
 import types
 import typing
+import unicodedata
 
 HISTORY_FORMAT = "arbitro.history/1"
 
@@ -192,19 +193,160 @@ class Character:
     extra: dict[str, Any] = field(default_factory=dict)  # ruleset-specific: CAE, CAC, BAB, …
 
 
+def fold_name(text: str | None) -> str:
+    """Lower-case, accents removed, spaces collapsed: how registry names compare (file vs sheet, lookups)."""
+    nfkd = unicodedata.normalize("NFKD", text or "")
+    return " ".join("".join(c for c in nfkd if not unicodedata.combining(c)).lower().split())
+
+
+def qualified_key(name: str, owner: str | None) -> str:
+    """The key of a technique whose name another owner's technique already holds: `Katana [Quincy]`."""
+    return f"{name} [{owner}]" if owner else name
+
+
 @dataclass(frozen=True)
 class Registry:
+    """Characters by name; techniques by name — a technique whose name (folded) another owner's technique already
+    holds is stored under `qualified_key` (`"Katana [Quincy]"`), so two characters' "Katana" both stay.
+    Look techniques up with `technique(name, owner)`."""
+
     characters: dict[str, Character] = field(default_factory=dict)
     techniques: dict[str, Technique] = field(default_factory=dict)
     sources: tuple[str, ...] = ()  # where entries came from: sheet URLs, file paths
 
+    def technique(self, name: str | None, owner: str | None = None,
+                  key: Callable[[str], str] | None = None) -> Technique | None:
+        """The technique called `name` (exact key, else `key`-folded key or name; default: case, accents and
+        spaces ignored), preferring `owner`'s; without one of `owner`: an ownerless one, else the plain-keyed one."""
+        if not name:
+            return None
+        techs = self.techniques
+        t = techs.get(name)
+        if t is not None and (owner is None or t.owner == owner):
+            return t  # the common case: no fold
+        fk = key or fold_name
+        cands = self._index(fk).get(fk(name))
+        if not cands:
+            return None
+        if len(cands) == 1:
+            return cands[0][1]
+        who = fk(owner) if owner else None
+        best, rank = None, 9
+        for k, x in cands:
+            r = (0 if who is not None and x.owner and fk(x.owner) == who else 1 if k == name
+                 else 2 if x.owner is None else 3 if fk(k) == fk(x.name) else 4)
+            if r < rank:
+                best, rank = x, r
+        return best
+
+    def _index(self, fk: Callable[[str], str]) -> dict[str, list[tuple[str, Technique]]]:
+        # folded name → entries, built once per registry and fold (kept out of the fields: not data)
+        cache = self.__dict__.get("_tech_index")
+        if cache is None or cache[0] is not self.techniques or cache[1] != len(self.techniques):
+            cache = (self.techniques, len(self.techniques), {})
+            object.__setattr__(self, "_tech_index", cache)
+        index = cache[2].get(fk)
+        if index is None:
+            index = {}
+            for k, x in self.techniques.items():
+                for n in {fk(k), fk(x.name)}:
+                    index.setdefault(n, []).append((k, x))
+            cache[2][fk] = index
+        return index
+
     def merged(self, winner: Registry) -> Registry:
-        """This registry overlaid by `winner` (a hand-written file wins over scraped sheets)."""
-        return Registry(
-            characters={**self.characters, **winner.characters},
-            techniques={**self.techniques, **winner.techniques},
-            sources=self.sources + winner.sources,
-        )
+        """This registry overlaid by `winner` (a hand-written file wins over scraped sheets), field by field: what
+        the winner gives wins, what it leaves out stays. Characters match by name, techniques by name and owner
+        (an ownerless one matches the same name's), names folded (case, accents, spaces)."""
+        given = winner.__dict__.get("_given", {})  # the keys a registry file wrote, per entry
+        chars = dict(self.characters)
+        by_fold = {fold_name(k): k for k in chars}
+        for wk, w in winner.characters.items():
+            lk = by_fold.get(fold_name(wk)) or by_fold.get(fold_name(w.name))
+            if lk is None:
+                chars[wk] = w
+                by_fold[fold_name(wk)] = wk
+                continue
+            keys = given.get(("c", wk))
+            c = _merge_character(chars[lk], w, keys)
+            if c.name != lk:  # the file's own `name` wins: re-keyed in place
+                chars = {(c.name if k == lk else k): v for k, v in chars.items()}
+                by_fold[fold_name(c.name)] = c.name
+            chars[c.name] = c
+        techs = dict(self.techniques)
+        for wk, w in winner.techniques.items():
+            lk = _technique_match(techs, w)
+            if lk is None:
+                k = w.name
+                if any(fold_name(k) == fold_name(x.name) or fold_name(k) == fold_name(o) for o, x in techs.items()):
+                    k = qualified_key(w.name, w.owner)
+                n = 1
+                while k in techs:  # same name, another ownerless entry: still kept
+                    n += 1
+                    k = f"{qualified_key(w.name, w.owner)} ({n})"
+                techs[k] = w
+            else:
+                techs[lk] = _merge_technique(techs[lk], w, given.get(("t", wk)))
+        return Registry(characters=chars, techniques=techs, sources=self.sources + winner.sources)
+
+
+def _overlay(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """`base` with `top`'s entries winning; a key folded-equal to one of `base` keeps `base`'s spelling and place
+    (a file's `forza` is the sheet's `Forza`)."""
+    out = dict(base)
+    spelt = {fold_name(k): k for k in base}
+    for k, v in top.items():
+        out[spelt.get(fold_name(k), k)] = v
+    return out
+
+
+def _merge_character(low: Character, top: Character, keys: frozenset[str] | None) -> Character:
+    # without `keys` (a registry not read from a file) an empty or None field is one the winner does not give
+    listed = {fold_name(t) for t in top.techniques}
+    return Character(
+        name=top.name if keys is not None and "name" in keys else low.name,
+        sheet_url=top.sheet_url if top.sheet_url is not None else low.sheet_url,
+        player=top.player if top.player is not None else low.player,
+        stats=_overlay(low.stats, top.stats),
+        resources=_overlay(low.resources, top.resources),
+        techniques=top.techniques + tuple(t for t in low.techniques if fold_name(t) not in listed),
+        extra=_overlay(low.extra, top.extra),
+    )
+
+
+def _merge_technique(low: Technique, top: Technique, keys: frozenset[str] | None) -> Technique:
+    def gave(key: str, value: Any, default: Any) -> bool:
+        return key in keys if keys is not None else value != default
+    return Technique(
+        name=top.name if keys is not None and "name" in keys else low.name,
+        kind=top.kind if gave("kind", top.kind, "tecnica") else low.kind,
+        type=top.type if top.type is not None else low.type,
+        category=top.category if top.category is not None else low.category,
+        potenziale=top.potenziale if top.potenziale is not None else low.potenziale,
+        raggio_ottimale=top.raggio_ottimale if top.raggio_ottimale is not None else low.raggio_ottimale,
+        cost=dict(top.cost) if gave("cost", top.cost, {}) else low.cost,
+        owner=low.owner if low.owner is not None else top.owner,  # matched: the same owner, as the sheet spells it
+        extra=_overlay(low.extra, top.extra),
+    )
+
+
+def _technique_match(techs: dict[str, Technique], w: Technique) -> str | None:
+    """The key of the entry `w` overlays: same folded name and owner; an ownerless side matches any owner (the
+    ownerless entry first, then the plain-keyed one)."""
+    name = fold_name(w.name)
+    who = fold_name(w.owner) if w.owner else None
+    best, rank = None, 9
+    for k, x in techs.items():
+        if fold_name(x.name) != name and fold_name(k) != name:
+            continue
+        xo = fold_name(x.owner) if x.owner else None
+        if who is not None and xo is not None:
+            r = 0 if xo == who else 9
+        else:
+            r = 1 if xo is None else 2 if fold_name(k) == name else 3
+        if r < rank:
+            best, rank = k, r
+    return best
 
 
 @dataclass(frozen=True)
@@ -310,6 +452,6 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
 __all__ = [
     "HISTORY_FORMAT", "HistoryFormatError", "Modifier", "DiceLabel", "Roll", "Stat", "Resource",
     "RegistroEntry", "PostSchema", "DamageTerm", "DamageCalc", "Quote", "Post", "Thread",
-    "Technique", "Character", "Registry", "CombatHistory", "registry_from_dict", "registry_to_dict",
+    "Technique", "Character", "Registry", "CombatHistory", "fold_name", "qualified_key", "registry_from_dict", "registry_to_dict",
     "asdict",
 ]

@@ -7,7 +7,7 @@ import re
 import tomllib
 from typing import Any
 
-from engine.history import Character, Registry, Resource, Stat, Technique
+from engine.history import Character, Registry, Resource, Stat, Technique, fold_name, qualified_key
 
 from scraper.errors import RegistryFileError
 from scraper.schema import RESOURCE_ALIASES
@@ -19,9 +19,12 @@ _CHAR_KEYS = {"player", "sheet", "stats", "pv_max", "pe_max", "pools", "techniqu
 _TECH_KEYS = {"kind", "type", "category", "potenziale", "raggio_ottimale", "cost", "owner", "extra", "name"}
 _TOP_KEYS = {"characters", "techniques", "meta"}
 # `<pool>_max` keys besides pv_max / pe_max: pf_max, pd_max, ps_max, pr_max, cosmo_max.
-_POOL_MAX = re.compile(r"^(?P<pool>[a-z]+)_max$")
+_POOL_MAX = re.compile(r"^(?P<pool>[a-z]+)_max$", re.IGNORECASE)
 _DECODE_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
-_COST_TEXT = re.compile(r"(\d{1,6})\s*([A-Za-zÀ-ÿ]+(?:\s+[A-Za-zÀ-ÿ]+)?)")
+# One term of a cost text: "5 PE", "PE 5", "2 punti energia", with an upkeep tail ("a turno", "per turno", "/turno").
+_COST_TERM = re.compile(r"^(?:(?P<n>\d{1,6})\s*(?P<pool>[^\W\d_]+(?:\s+[^\W\d_]+)?)|(?P<pool2>[^\W\d_]+(?:\s+[^\W\d_]+)?)"
+                        r"\s*(?P<n2>\d{1,6}))(?P<upkeep>\s*(?:(?:a|al|per)\s+turno|/\s*turno))?$", re.IGNORECASE)
+KNOWN_POOLS = tuple(dict.fromkeys(RESOURCE_ALIASES.values()))  # PV, PE, PF, PD, PS, PR, Cosmo
 
 
 class _Ctx:
@@ -32,36 +35,44 @@ class _Ctx:
         self.path = path
 
     def line_of(self, table: str, key: str | None = None) -> int | None:
-        # Headers may quote names: [characters.Hollow] or [techniques."Artigli Affilati"].
+        # [characters.Hollow] / [characters."Hollow"] then `key =`; a dotted `characters.Hollow.key = …`; an
+        # inline `Hollow = { … }` (under [characters]) or `characters.Hollow = { … }`.
         section, _, name = table.partition(".")
-        header = re.compile(
-            r"^\s*\[\s*" + re.escape(section) + r"\s*\.\s*(?:\"" + re.escape(name) + r"\"|'" + re.escape(name)
-            + r"'|" + re.escape(name) + r")\s*\]")
-        start = None
-        for i, line in enumerate(self.lines):
-            if header.match(line):
-                start = i
-                break
-        if start is None:
-            return None
-        if key is None:
+        nm = r"(?:\"" + re.escape(name) + r"\"|'" + re.escape(name) + r"'|" + re.escape(name) + r")"
+        sec = r"\s*" + re.escape(section) + r"\s*\.\s*"
+        header = re.compile(r"^\s*\[" + sec + nm + r"\s*\]")
+        start = next((i for i, line in enumerate(self.lines) if header.match(line)), None)
+        if key is not None:
+            kp = r"(?:\"" + re.escape(key) + r"\"|" + re.escape(key) + r")\s*[=.]"
+            if start is not None:
+                key_re = re.compile(r"^\s*" + kp)
+                for j in range(start + 1, len(self.lines)):
+                    if self.lines[j].lstrip().startswith("["):
+                        break
+                    if key_re.match(self.lines[j]):
+                        return j + 1
+            dotted = re.compile(r"^" + sec + nm + r"\s*\.\s*" + kp)
+            for i, line in enumerate(self.lines):
+                if dotted.match(line):
+                    return i + 1
+        if start is not None:
             return start + 1
-        key_re = re.compile(r"^\s*(?:\"" + re.escape(key) + r"\"|" + re.escape(key) + r")\s*=")
-        for j in range(start + 1, len(self.lines)):
-            if self.lines[j].lstrip().startswith("["):
-                break
-            if key_re.match(self.lines[j]):
-                return j + 1
-        return start + 1
+        inline = re.compile(r"^\s*(?:" + re.escape(section) + r"\s*\.\s*)?" + nm + r"\s*=\s*\{")
+        dotted_any = re.compile(r"^" + sec + nm + r"\s*\.")
+        return next((i + 1 for i, line in enumerate(self.lines) if inline.match(line) or dotted_any.match(line)),
+                    None)
 
     def error(self, message: str, table: str | None = None, key: str | None = None) -> RegistryFileError:
         line = self.line_of(table, key) if table else None
         return RegistryFileError(message, line=line, path=self.path)
 
 
-def _int(value: Any, ctx: _Ctx, table: str, key: str) -> int:
+def _int(value: Any, ctx: _Ctx, table: str, key: str, what: str | None = None) -> int:
+    """A whole number ≥ 0 (maxima, Potenziale, costs, stat levels are never negative)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ctx.error(f"{key} deve essere un numero intero, trovato {value!r}", table, key)
+        raise ctx.error(f"{what or key} deve essere un numero intero, trovato {value!r}", table, key)
+    if value < 0:
+        raise ctx.error(f"{what or key} non può essere negativo, trovato {value}", table, key)
     return value
 
 
@@ -71,40 +82,60 @@ def _str(value: Any, ctx: _Ctx, table: str, key: str) -> str:
     return value
 
 
-def _canon_pool(name: str) -> str:
-    return RESOURCE_ALIASES.get(name.strip().lower(), name.strip())
+def _known_pool(name: str, ctx: _Ctx, table: str, key: str) -> str:
+    """The canonical pool of `name`; an unknown one is refused (a typo must not become a new pool)."""
+    low = " ".join(name.split()).lower()
+    pool = RESOURCE_ALIASES.get(low) or next((p for p in KNOWN_POOLS if p.lower() == low), None)
+    if pool is None:
+        raise ctx.error(f"risorsa sconosciuta {name!r} in {key} (risorse note: {', '.join(KNOWN_POOLS)}, "
+                        "o i loro nomi estesi come \"punti energia\")", table, key)
+    return pool
 
 
 def _stat(value: Any, ctx: _Ctx, table: str, name: str) -> Stat:
     # [base, bonus], {base=, bonus=} or a bare base
     if isinstance(value, bool):
         raise ctx.error(f"statistica {name}: valore non valido {value!r}", table, "stats")
+    stat: Stat | None = None
     if isinstance(value, int):
-        return Stat(base=value)
-    if isinstance(value, list) and len(value) in (1, 2) and all(isinstance(v, int) and not isinstance(v, bool)
-                                                              for v in value):
-        return Stat(base=value[0], bonus=value[1] if len(value) == 2 else 0)
-    if isinstance(value, dict) and set(value) <= {"base", "bonus"} and "base" in value:
+        stat = Stat(base=value)
+    elif isinstance(value, list) and len(value) in (1, 2) and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                for v in value):
+        stat = Stat(base=value[0], bonus=value[1] if len(value) == 2 else 0)
+    elif isinstance(value, dict) and set(value) <= {"base", "bonus"} and "base" in value:
         base, bonus = value["base"], value.get("bonus", 0)
         if all(isinstance(v, int) and not isinstance(v, bool) for v in (base, bonus)):
-            return Stat(base=base, bonus=bonus)
+            stat = Stat(base=base, bonus=bonus)
+    if stat is not None:
+        if stat.base < 0:  # a level is never negative; a bonus may be (a malus)
+            raise ctx.error(f"statistica {name}: il livello base non può essere negativo, trovato {stat.base}",
+                            table, "stats")
+        return stat
     raise ctx.error(f"statistica {name}: atteso [base, bonus] o {{base = N, bonus = M}}, trovato {value!r}",
                     table, "stats")
 
 
-def _cost(value: Any, ctx: _Ctx, table: str) -> dict[str, int]:
+def _cost(value: Any, ctx: _Ctx, table: str) -> tuple[dict[str, int], dict[str, int]]:
+    """(cost, upkeep per turn) by canonical pool; a pool written twice adds up."""
+    cost: dict[str, int] = {}
+    upkeep: dict[str, int] = {}
     if isinstance(value, dict):
-        out = {}
         for k, v in value.items():
-            out[_canon_pool(k)] = _int(v, ctx, table, "cost")
-        return out
+            pool = _known_pool(str(k), ctx, table, "cost")
+            cost[pool] = cost.get(pool, 0) + _int(v, ctx, table, "cost", f"cost {k}")
+        return cost, upkeep
     if isinstance(value, str):
         if value.strip().lower() in ("", "0", "nessuno", "nessuna", "-"):
-            return {}
-        found = _COST_TEXT.findall(value)
-        if not found:
-            raise ctx.error(f"costo non leggibile: {value!r} (scrivi ad esempio cost = {{PE = 5}})", table, "cost")
-        return {_canon_pool(unit): int(n) for n, unit in found}
+            return cost, upkeep
+        for term in value.split("+"):
+            m = _COST_TERM.match(term.strip())
+            if m is None:
+                raise ctx.error(f"costo non leggibile: {value!r} (scrivi ad esempio cost = \"5 PE\", \"2 PE + 1 PV\", "
+                                "\"3 PE a turno\" o cost = {PE = 5})", table, "cost")
+            pool = _known_pool(m.group("pool") or m.group("pool2"), ctx, table, "cost")
+            into = upkeep if m.group("upkeep") else cost
+            into[pool] = into.get(pool, 0) + int(m.group("n") or m.group("n2"))
+        return cost, upkeep
     raise ctx.error(f"costo non valido: {value!r} (scrivi ad esempio cost = {{PE = 5}})", table, "cost")
 
 
@@ -113,6 +144,11 @@ def _character(name: str, data: Any, ctx: _Ctx) -> Character:
     if not isinstance(data, dict):
         raise ctx.error(f"il personaggio {name} deve essere una tabella [characters.{name}]", "characters")
     unknown = [k for k in data if k not in _CHAR_KEYS and not _POOL_MAX.match(k)]
+    if not unknown:
+        for k in data:
+            m = _POOL_MAX.match(k)
+            if m and k not in _CHAR_KEYS:
+                _known_pool(m.group("pool"), ctx, table, k)
     if unknown:
         raise ctx.error(f"chiave sconosciuta per il personaggio {name}: {unknown[0]}", table, unknown[0])
     stats_raw = data.get("stats", {})
@@ -123,15 +159,15 @@ def _character(name: str, data: Any, ctx: _Ctx) -> Character:
     for key, value in data.items():
         m = _POOL_MAX.match(key)
         if m:
-            pool = _canon_pool(m.group("pool"))
+            pool = _known_pool(m.group("pool"), ctx, table, key)
             n = _int(value, ctx, table, key)
             resources[pool] = Resource(current=n, max=n)
     pools = data.get("pools", {})
     if not isinstance(pools, dict):
         raise ctx.error("pools deve essere una tabella {PF = 3, …}", table, "pools")
     for key, value in pools.items():
-        n = _int(value, ctx, table, "pools")
-        resources[_canon_pool(key)] = Resource(current=n, max=n)
+        n = _int(value, ctx, table, "pools", f"pools {key}")
+        resources[_known_pool(str(key), ctx, table, "pools")] = Resource(current=n, max=n)
     techniques = data.get("techniques", [])
     if not isinstance(techniques, list) or not all(isinstance(t, str) for t in techniques):
         raise ctx.error("techniques deve essere una lista di nomi", table, "techniques")
@@ -161,6 +197,12 @@ def _technique(name: str, data: Any, ctx: _Ctx) -> Technique:
     extra = data.get("extra", {})
     if not isinstance(extra, dict):
         raise ctx.error("extra deve essere una tabella", table, "extra")
+    extra = dict(extra)
+    cost, upkeep = _cost(data["cost"], ctx, table) if "cost" in data else ({}, {})
+    if upkeep:
+        if "mantenimento" in extra:
+            raise ctx.error("mantenimento scritto due volte: nel costo (\"a turno\") e in extra", table, "cost")
+        extra["mantenimento"] = upkeep  # the same key the sheet reader uses
     return Technique(
         name=_str(data["name"], ctx, table, "name") if "name" in data else name,
         kind=_str(data.get("kind", "tecnica"), ctx, table, "kind"),
@@ -169,9 +211,9 @@ def _technique(name: str, data: Any, ctx: _Ctx) -> Technique:
         potenziale=_int(data["potenziale"], ctx, table, "potenziale") if "potenziale" in data else None,
         raggio_ottimale=_str(data["raggio_ottimale"], ctx, table, "raggio_ottimale")
         if "raggio_ottimale" in data else None,
-        cost=_cost(data["cost"], ctx, table) if "cost" in data else {},
+        cost=cost,
         owner=_str(data["owner"], ctx, table, "owner") if "owner" in data else None,
-        extra=dict(extra),
+        extra=extra,
     )
 
 
@@ -202,6 +244,8 @@ def parse_registry(text: str, *, path: str | None = None) -> Registry:
         raise RegistryFileError(f"testo del registro non valido: {type(text).__name__}")
     if len(text) > MAX_FILE_BYTES:
         raise RegistryFileError("testo del registro troppo grande")
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a BOM (Windows editors): not part of the TOML
     ctx = _Ctx(text, path)
     try:
         data = tomllib.loads(text)
@@ -221,22 +265,66 @@ def parse_registry(text: str, *, path: str | None = None) -> Registry:
     techs_raw = data.get("techniques", {})
     if not isinstance(chars_raw, dict) or not isinstance(techs_raw, dict):
         raise RegistryFileError("characters e techniques devono essere tabelle", path=path)
-    techniques = {name: _technique(name, value, ctx) for name, value in techs_raw.items()}
+    # Entries by their displayed name (`name` when given, else the table key); the same name twice is refused.
+    chars_by: dict[str, tuple[str, Character]] = {}
+    for key, value in chars_raw.items():
+        ch = _character(key, value, ctx)
+        seen = chars_by.get(fold_name(ch.name))
+        if seen is not None:
+            raise _twice(ctx, "il personaggio", ch.name, f"characters.{seen[0]}", f"characters.{key}")
+        chars_by[fold_name(ch.name)] = (key, ch)
+    techs: list[tuple[str, Technique]] = [(key, _technique(key, value, ctx)) for key, value in techs_raw.items()]
+    # a character lists techniques by name or by table key; owners name characters (case/accents as they like)
+    tname_of = {fold_name(k): t.name for k, t in techs}
+    tname_of.update({fold_name(t.name): t.name for _, t in techs})
+    char_of = {f: ch.name for f, (_, ch) in chars_by.items()}
     characters: dict[str, Character] = {}
-    for name, value in chars_raw.items():
-        ch = _character(name, value, ctx)
+    for _, ch in chars_by.values():
+        listed = tuple(dict.fromkeys(tname_of.get(fold_name(t), t) for t in ch.techniques))
+        characters[ch.name] = replace(ch, techniques=listed)
+    for i, (key, tech) in enumerate(techs):
+        if tech.owner is not None and fold_name(tech.owner) in char_of:
+            techs[i] = (key, replace(tech, owner=char_of[fold_name(tech.owner)]))
+    for name, ch in list(characters.items()):
         # A character's technique list also holds every technique whose owner it is.
-        owned = [t.name for t in techniques.values() if t.owner == ch.name and t.name not in ch.techniques]
+        have = {fold_name(t) for t in ch.techniques}
+        owned = [t.name for _, t in techs if t.owner == name and fold_name(t.name) not in have]
         if owned:
-            ch = replace(ch, techniques=ch.techniques + tuple(owned))
-        characters[ch.name] = ch
+            characters[name] = replace(ch, techniques=ch.techniques + tuple(dict.fromkeys(owned)))
     # Techniques listed by exactly one character and with no owner get that owner.
-    for tname, tech in list(techniques.items()):
+    for i, (key, tech) in enumerate(techs):
         if tech.owner is None:
-            owners = [c.name for c in characters.values() if tname in c.techniques]
+            owners = [c.name for c in characters.values() if fold_name(tech.name) in map(fold_name, c.techniques)]
             if len(owners) == 1:
-                techniques[tname] = replace(tech, owner=owners[0])
-    return Registry(characters=characters, techniques=techniques, sources=(path or "<registry text>",))
+                techs[i] = (key, replace(tech, owner=owners[0]))
+    # Two characters' "Katana" are two entries: the second under `Katana [Owner]` (docs/registry.md).
+    techniques: dict[str, Technique] = {}
+    placed: dict[tuple[str, str], str] = {}
+    names: set[str] = set()
+    given: dict[tuple[str, str], frozenset[str]] = {}
+    for key, tech in techs:
+        ident = (fold_name(tech.name), fold_name(tech.owner))
+        if ident in placed:
+            raise _twice(ctx, "la tecnica", tech.name + (f" di {tech.owner}" if tech.owner else ""),
+                         f"techniques.{placed[ident]}", f"techniques.{key}")
+        placed[ident] = key
+        k = tech.name if ident[0] not in names else qualified_key(tech.name, tech.owner or "?")
+        names.add(ident[0])
+        techniques[k] = tech
+        given[("t", k)] = frozenset(techs_raw[key])
+    for key, ch in chars_by.values():
+        given[("c", ch.name)] = frozenset(chars_raw[key])
+    reg = Registry(characters=characters, techniques=techniques, sources=(path or "<registry text>",))
+    # which keys each entry wrote: Registry.merged lets only those win over a sheet (not serialised)
+    object.__setattr__(reg, "_given", given)
+    return reg
 
 
-__all__ = ["load_registry", "parse_registry", "CATEGORIES"]
+def _twice(ctx: _Ctx, what: str, name: str, first: str, second: str) -> RegistryFileError:
+    a, b = ctx.line_of(first), ctx.line_of(second)
+    lines = f"righe {a} e {b}" if a is not None and b is not None else "due voci"
+    return RegistryFileError(f"{what} {name} è scritt{'a' if what.startswith('la') else 'o'} due volte ({lines}): "
+                             "i nomi si confrontano senza maiuscole, accenti e spazi doppi", line=b, path=ctx.path)
+
+
+__all__ = ["load_registry", "parse_registry", "CATEGORIES", "KNOWN_POOLS"]

@@ -806,3 +806,26 @@ def test_master_ruling_fixes_an_unknown_band_and_block_turns():
     assert (v.expected, v.found) == ("Pesante", "Moderato")
     # the audit annotates the verdicts with the master's last ruling on that code and post
     assert verdict(a, 3, "ruling.needed").details.get("ruling") == "3 turni"
+
+
+def test_each_fighter_uses_its_own_special_of_a_shared_name():
+    """Caio's and Tizio's sheets both have an "Onda di Cristallo" (level 2 and level 1): Tizio's attack is read
+    with Tizio's."""
+    base = registry()
+    onda = base.techniques["Onda di Cristallo"]
+    caio = Registry(characters={"Caio": base.characters["Caio"]},
+                    techniques={"Onda di Cristallo": Technique("Onda di Cristallo", kind="special", owner="Caio",
+                                                               extra={"livello": 2, "statistica": "Forza",
+                                                                      "pool": 500})})
+    tizio = Registry(characters={"Tizio": base.characters["Tizio"]},
+                     techniques={"Onda di Cristallo": Technique(onda.name, kind=onda.kind, owner="Tizio",
+                                                                extra=dict(onda.extra))})
+    reg = caio.merged(tizio)
+    assert [(k, t.extra["livello"]) for k, t in reg.techniques.items()] == [
+        ("Onda di Cristallo", 2), ("Onda di Cristallo [Tizio]", 1)]
+    a = audit(enter("Tizio"), enter("Caio"),
+              post("Tizio", "Attacco [onda di cristallo] {Special 1} [Pool 380] (Tizio vs Caio)"), reg=reg)
+    assert not {"cosmo.level_mismatch", "cosmo.pool_mismatch", "cosmo.wrong_stat"} & set(codes(a, 2))
+    b = audit(enter("Tizio"), enter("Caio"),
+              post("Caio", "Attacco [Onda di Cristallo] {Special 1} [Pool 380] (Caio vs Tizio)"), reg=reg)
+    assert "cosmo.level_mismatch" in codes(b, 2)  # Caio's own is level 2

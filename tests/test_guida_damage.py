@@ -497,3 +497,16 @@ def test_a_cure_needs_no_hit():
     f = Fight(REG)
     f.post("Quincy", pv=40, pe=30, stats=Q, damage=[calc("Quincy", 5, kind="cura", raw="Cura su Quincy: 5")])
     assert find(f.replay(), "damage.no_hit") == []
+
+
+def test_damage_uses_the_attackers_own_technique_when_two_share_a_name():
+    """Hollow's sheet and Quincy's both have a "Freccia Sacra": Quincy's attack is worth Quincy's Potenziale."""
+    chars = {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}}
+    hollow = registry({"Hollow": chars["Hollow"]}, {"Freccia Sacra": {"potenziale": 3, "category": "D", "owner": "Hollow"}})
+    quincy = registry({"Quincy": chars["Quincy"]}, {"Freccia Sacra": {"potenziale": 10, "category": "C", "owner": "Quincy"}})
+    reg = hollow.merged(quincy)
+    assert [(k, t.potenziale) for k, t in reg.techniques.items()] == [
+        ("Freccia Sacra", 3), ("Freccia Sacra [Quincy]", 10)]
+    a = hit_then_calc([calc("Hollow", 10, technique="Freccia Sacra")], reg=reg).replay()
+    assert codes(a, "102") == []  # Potenza 10 + 4 − Resistenza 4 (Hollow's Potenziale 3 would make it 3)
+    assert a.next["registro"][0]["amount"] == -10

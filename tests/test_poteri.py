@@ -494,3 +494,19 @@ def test_weapon_attack_ends_defensive_too():
               post("Aria", roll("1d20", (12,), "Attacco [Pugnale] (Aria vs Bruno)")))
     assert "poteri.defensive_ended" in codes(a, 2)
     assert a.characters["Aria"]["effects"] == []
+
+
+def test_two_characters_powers_of_the_same_name_each_their_own():
+    """Two sheets with a "Dardo di Fuoco" each: the caster's own numbers (its Valore), not the other's."""
+    p = "potere"
+    aria = Registry(characters={"Aria": registry().characters["Aria"]},
+                    techniques={"Dardo di Fuoco": Technique("Dardo di Fuoco", kind=p, type="Attacco", owner="Aria",
+                                                            extra={"valore": 60, "resistenza": "Agilità"})})
+    bruno = Registry(characters={"Bruno": registry().characters["Bruno"]},
+                     techniques={"Dardo di Fuoco": Technique("Dardo di Fuoco", kind=p, type="Attacco", owner="Bruno",
+                                                             extra={"valore": 30, "resistenza": "Agilità"})})
+    reg = aria.merged(bruno)
+    assert list(reg.techniques) == ["Dardo di Fuoco", "Dardo di Fuoco [Bruno]"]
+    a = audit(dardo(45, damage=None), dardo(45, caster="Bruno", target="Aria", damage=None), reg=reg)
+    assert "outcome.power_success" in codes(a, 0)  # 45 ≤ Aria's 60
+    assert "outcome.power_failure" in codes(a, 1)  # 45 > Bruno's 30 (was: Aria's 60, a success)

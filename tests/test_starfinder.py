@@ -1,6 +1,8 @@
 """The `starfinder` ruleset: attack rolls, CAE/CAC, damage, Stamina/Ferita/Risolutezza, saves, rerolls."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine import BadSetting, available_rulesets, replay
@@ -674,3 +676,23 @@ def test_shared_numbers_turns_and_registro_lines():
     assert S.face_of(roll("1d20+5", (7,), "x")) == 7 and S.face_of(roll("1d20+5", None, "x")) is None
     assert S.registro_lines([(-3, "PS", "Pistola Laser")]) == [
         {"amount": -3, "resource": "PS", "label": "Pistola Laser", "line": "-3 PS [Pistola Laser]"}]
+
+
+def test_each_attacker_uses_its_own_weapon_of_a_shared_name():
+    """Drone's sheet and Kira's both list a "Pistola Laser" (1d8 and 1d4): each attack is checked on its own."""
+    base = registry()
+    drone_gun = Technique("Pistola Laser", kind="arma", type="fuoco", owner="Drone",
+                          extra={"danni": "1d8", "attacco": "distanza", "livello": 1})
+    drone = Registry(characters={"Drone": replace(base.characters["Drone"], techniques=("Pistola Laser",))},
+                     techniques={"Pistola Laser": drone_gun})
+    kira = Registry(characters={"Kira": base.characters["Kira"]},
+                    techniques={k: replace(t, owner="Kira") for k, t in base.techniques.items()})
+    reg = drone.merged(kira)
+    assert reg.techniques["Pistola Laser"] is drone_gun and reg.techniques["Pistola Laser [Kira]"].owner == "Kira"
+    a = audit(post("Kira", roll("1d20+8", (10,), "Attacco [Pistola Laser] (Kira vs Drone): (+5 [BAB] +3 [Destrezza])"),
+                   roll("1d4", (3,), "Danni [Pistola Laser] (Kira vs Drone)")),
+              post("Drone", roll("1d20+5", (18,), "Attacco [Pistola Laser] (Drone vs Kira): (+3 [BAB] +2 [Destrezza])"),
+                   roll("1d6", (5,), "Danni [Pistola Laser] (Drone vs Kira)")), reg=reg)
+    assert "dice.wrong_die" not in codes(a, 0)  # Kira's 1d4 (was: Drone's 1d8)
+    v = verdict(a, 1, "dice.wrong_die")
+    assert (v.expected, v.found) == ("1d8", "1d6")

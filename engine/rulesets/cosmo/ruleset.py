@@ -115,6 +115,11 @@ def _find(mapping: dict[str, Any], name: str | None) -> Any:
     return find(mapping, name, fold)  # cosmo's fold also drops apostrophes
 
 
+def _tech(state: State, name: str | None, owner: str | None) -> Technique | None:
+    """The technique `name`, `owner`'s first when two characters have one so called (cosmo's fold)."""
+    return state.registry.technique(name, owner, fold)
+
+
 def _canon(state: State, name: str | None) -> str | None:
     return canon(state, name, fold)
 
@@ -514,7 +519,7 @@ class Cosmo:
             effect = next((e.capitalize() for e in ("bloccante", "ghermente") if e in act.tags), None)
             return tname, 0, stat, nature, pool, effect, True
         # a Special: level, stat, pool and effect from the registry, else as written
-        t = _find(state.registry.techniques, tname)
+        t = _tech(state, tname, who)
         level = _level_of(t)
         if level is not None and act.level is not None and act.level != level:
             ctx.add("cosmo.level_mismatch", f"{tname} è una Special di livello {level}, non {act.level}.",
@@ -611,7 +616,7 @@ class Cosmo:
                         f"{tgt} è Sconfitto: la sua costellazione lo rende immune a qualsiasi danno.", T.R_SCONFITTO,
                         roll=act.roll, expected="nessun attacco", found=act.raw, target=tgt)
                 continue
-            tech = _find(state.registry.techniques, tname)
+            tech = _tech(state, tname, actor)
             reflected = "riflessa" in act.tags or "riflesso" in act.tags or bool(
                 effect and tech is not None and tech.owner and fold(tech.owner) == fold(tgt))
             atk = Attack(post=ctx.post.id, attacker=actor, target=tgt, technique=tname, nature=nature, level=level,
@@ -809,7 +814,7 @@ class Cosmo:
         blocked = f.block is not None or who in ctx.freed
         names = [n for n in d.names if fold(n) not in (_ARMOUR_ON, _ARMOUR_OFF)]
         # a Special defence: `{Special N}` written, or a registry technique of level ≥ 1 ("Difesa [Schivata]" is basic)
-        known = [n for n in names if (_level_of(_find(state.registry.techniques, n)) or 0) >= 1]
+        known = [n for n in names if (_level_of(_tech(state, n, who)) or 0) >= 1]
         special = bool(d.level) or bool(known)
         names = known + [n for n in names if n not in known]
         level = 0
@@ -822,7 +827,7 @@ class Cosmo:
             special = False
         if special:
             tname = names[0] if names else "Special"
-            t = _find(state.registry.techniques, tname)
+            t = _tech(state, tname, who)
             level = _level_of(t) if _level_of(t) is not None else (d.level or 1)
             stat = None
             if t is not None and t.extra.get("statistica"):

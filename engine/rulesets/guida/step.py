@@ -340,10 +340,7 @@ def _expenses_used(p: _Post) -> tuple[Expense, ...]:
         if tag.actor and (aliases.get(*_name_keys(tag.actor)) or tag.actor) != p.name:
             continue  # a summon's or an ally's action: not this character's energy
         for n in tag.techniques:
-            t = reg.techniques.get(n)
-            if t is None:
-                low = n.lower()
-                t = next((x for k, x in reg.techniques.items() if k.lower() == low), None)
+            t = reg.technique(n, p.name, str.lower)  # the poster's own when two characters have one so called
             if t is None or not t.cost or t.name in seen:
                 continue
             seen.add(t.name)
@@ -510,15 +507,13 @@ def _sum_mismatch(p: _Post, res: str, now: int, prev: int, sums: dict[str, int],
 
 # --- damage posted by the attacker ----------------------------------------------------------------
 
-def _technique(reg: Registry, names: tuple[str, ...]) -> Technique | None:
-    techniques = reg.techniques
-    if not techniques:
+def _technique(reg: Registry, names: tuple[str, ...], owner: str | None = None) -> Technique | None:
+    """The first of `names` the registry knows (case ignored), not an armour; `owner`'s own when two characters
+    have a technique so called."""
+    if not reg.techniques:
         return None
     for n in names:
-        t = techniques.get(n)
-        if t is None:
-            low = n.lower()
-            t = next((x for k, x in reg.techniques.items() if k.lower() == low), None)
+        t = reg.technique(n, owner, str.lower)
         if t is not None and t.kind != "armatura":
             return t
     return None
@@ -545,7 +540,7 @@ def _armatura(reg: Registry, target: str, spent: bool = False) -> D.Armatura | N
     if ch is None:
         return None
     for n in ch.techniques:
-        t = reg.techniques.get(n)
+        t = reg.technique(n, ch.name, str.lower)
         # only an armour the registry marks as worn ("attiva"): owning one does not mean wearing it
         if t is not None and t.kind == "armatura" and t.potenziale is not None and t.extra.get("attiva"):
             return D.Armatura(t.potenziale, t.name, bool(t.extra.get("blocca_puri")), attiva=not spent)
@@ -692,7 +687,7 @@ def _damage_now(state: GuidaState, hit: Hit, calc: DamageCalc | None, res: int |
     """(amount — negative for a cure —, steps, basis, Armatura outcome, damage kind, rule paragraph of the formula)."""
     reg = state.registry
     atk = hit.attack
-    tech = _technique(reg, atk.techniques)
+    tech = _technique(reg, atk.techniques, atk.attacker)
     if kind is None and tech is not None:
         for cand in (tech.extra.get("danno"), tech.type):
             if isinstance(cand, str) and cand.lower() in DAMAGE_KINDS:
@@ -1146,7 +1141,7 @@ def _costrizione_hit(p: _Post, target: Fighter, calc: DamageCalc, atk: Incoming 
     effects = tuple(c for c in present if c not in target.costrizioni)
     first = not target.costrizioni
     attacker = atk.attacker if atk is not None else calc.actor
-    tech = _technique(reg, atk.techniques) if atk is not None else None
+    tech = _technique(reg, atk.techniques, atk.attacker) if atk is not None else None
     tname = tech.name if tech is not None else (atk.techniques[0] if atk is not None and atk.techniques
                                                 else calc.technique)
     impropria = False
@@ -1246,7 +1241,7 @@ def _liberazione(p: _Post, i: int, roll: Any, phase: str, chk: RollCheck, actor:
     f = p.fighters[actor]
     reg = p.state.registry
     tag = roll.tag
-    tech = _technique(reg, tuple(tag.techniques)) if tag is not None and tag.techniques else None
+    tech = _technique(reg, tuple(tag.techniques), actor) if tag is not None and tag.techniques else None
     rule = T.RULE_LIBERAZIONE_IMPROPRIA if impropria or gigantismo else T.RULE_LIBERAZIONE
     missing: list[str] = []
     known: dict[str, int] = {}
@@ -1352,7 +1347,7 @@ def _stat_bonus(p: _Post, roll: Any, actor: str) -> tuple[int | None, Technique 
     label, else the character), else the label's own «Bonus Statistica» modifier (RULINGS #7)."""
     reg = p.state.registry
     tag = roll.tag
-    tech = _technique(reg, tuple(tag.techniques)) if tag is not None and tag.techniques else None
+    tech = _technique(reg, tuple(tag.techniques), actor) if tag is not None and tag.techniques else None
     bs = _bonus_statistica(reg, actor, tech)
     if bs is not None:
         return bs, tech, None
@@ -2063,7 +2058,7 @@ def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incomi
         p.verdicts.append(verdict("ruling.needed", post.id, "Reazione senza uno Sbalzo dichiarato in arrivo: il master valuta.", rule, roll=i))
         return
     reg = p.state.registry
-    tech = _technique(reg, atk.techniques)
+    tech = _technique(reg, atk.techniques, atk.attacker)
     bonus = _bonus_statistica(reg, atk.attacker, tech)
     if tech is None or not tech.category or bonus is None or atk.face is None or chk.total is None:
         p.verdicts.append(verdict("ruling.needed", post.id,
@@ -2114,7 +2109,7 @@ def sbalzo_dms(state: GuidaState, atk: Incoming) -> tuple[SB.Calc | None, list[s
     Calc, or None with the names of the missing numbers (registry: category, `extra.bonus_potenziale`, Bonus
     Statistica; the target's Forza; the die)."""
     reg = state.registry
-    tech = _technique(reg, atk.techniques)
+    tech = _technique(reg, atk.techniques, atk.attacker)
     missing: list[str] = []
     if atk.face is None:
         missing.append("Fattore di Casualità dell'Attacco")
@@ -2151,8 +2146,9 @@ def _sbalzo_techniques(reg: Registry) -> frozenset[str]:
     at a time."""
     memo = _SBALZO_MEMO[0]
     if memo[0] is not reg:
-        memo = _SBALZO_MEMO[0] = (reg, frozenset(n.lower() for n, t in reg.techniques.items()
-                                                 if t.extra.get("sbalzo") is True))
+        # by name too: a second owner's technique is keyed `Nome [Owner]` (Registry)
+        memo = _SBALZO_MEMO[0] = (reg, frozenset(x.lower() for n, t in reg.techniques.items()
+                                                 if t.extra.get("sbalzo") is True for x in (n, t.name)))
     return memo[1]
 
 
@@ -2174,7 +2170,7 @@ def _sbalzo_landed(p: _Post, atk: Incoming, roll: int | None) -> None:
 
 
 def _physical(reg: Registry, atk: Incoming) -> bool | None:
-    t = _technique(reg, atk.techniques)
+    t = _technique(reg, atk.techniques, atk.attacker)
     if t is None:
         return None
     v = t.extra.get("fisico_diretto")
@@ -2215,8 +2211,8 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
         f"{spec.name} in tempo contro l'Attacco di {atk.attacker}: l'adeguatezza della Difesa all'Attacco "
         "la valuta il master.", P_ADEGUATEZZA, roll=i))
     tag = roll.tag
-    def_tech = _technique(reg, tuple(tag.techniques) if tag else ())
-    atk_tech = _technique(reg, atk.techniques)
+    def_tech = _technique(reg, tuple(tag.techniques) if tag else (), p.name)
+    atk_tech = _technique(reg, atk.techniques, atk.attacker)
     sides = []
     mod_steps: list[str] = []  # Potenziali lowered by Sbilanciamento
     for who, tech in ((atk.attacker, atk_tech), (p.name, def_tech)):
@@ -2472,8 +2468,10 @@ def _area_techniques(reg: Registry) -> dict[str, Technique]:
     registry at a time, held with its map)."""
     memo = _AREA_MEMO[0]
     if memo[0] is not reg:
-        memo = _AREA_MEMO[0] = (reg, {n.lower(): t for n, t in reg.techniques.items()
-                                      if isinstance(t.extra.get("area"), str)})
+        areas = {n.lower(): t for n, t in reg.techniques.items() if isinstance(t.extra.get("area"), str)}
+        for t in list(areas.values()):
+            areas.setdefault(t.name.lower(), t)  # a second owner's `Nome [Owner]` is found by its name too
+        memo = _AREA_MEMO[0] = (reg, areas)
     return memo[1]
 
 
@@ -2575,7 +2573,7 @@ def _aree_azione(p: _Post, i: int, roll: Any, spec: ActionSpec, actor: str, tech
             continue
         if _DISTRUGGE.search(label) and area.nome.lower() in label:
             _distruzione(p, i, area, techniques, actor)
-        removal = _rimozione(p, i, roll, area, techniques)
+        removal = _rimozione(p, i, roll, area, techniques, actor)
         if not removal:
             out.append(area)
             continue
@@ -2601,7 +2599,7 @@ def _distruzione(p: _Post, i: int, area: AR.Area, techniques: tuple[str, ...], a
     """An attack that names a formed Area to destroy it: its Potenza must exceed the Area's (ours: the Area's Potenza
     is its Potenziale, the Saturazione) and it must cover at least half the Area (narrative: the master)."""
     reg = p.state.registry
-    tech = _technique(reg, techniques)
+    tech = _technique(reg, techniques, actor)
     bonus = _bonus_statistica(reg, actor, tech)
     area_pot = area.potenziale_area
     if tech is None or tech.potenziale is None or bonus is None or area_pot is None:
@@ -2625,11 +2623,12 @@ def _distruzione(p: _Post, i: int, area: AR.Area, techniques: tuple[str, ...], a
         details={"area": area.nome}))
 
 
-def _rimozione(p: _Post, i: int, roll: Any, area: AR.Area, techniques: tuple[str, ...]) -> AR.Calc | None:
+def _rimozione(p: _Post, i: int, roll: Any, area: AR.Area, techniques: tuple[str, ...],
+               actor: str | None = None) -> AR.Calc | None:
     """Stack di Saturazione an attack inside `area` removes (category A/S, Area, Area Totale, Multipli)."""
     tag = roll.tag
     kind = {"multipli": "multiplo"}.get(_multi(tag), _multi(tag)) if tag is not None else "mirato"
-    tech = _technique(p.state.registry, techniques)
+    tech = _technique(p.state.registry, techniques, actor)
     m = _COLPI.search(roll.label or "")
     try:
         r = AR.rimozione_da_attacco(categoria=tech.category if tech is not None and tech.category else None,

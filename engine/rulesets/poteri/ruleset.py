@@ -191,7 +191,7 @@ class Poteri:
             hint["hints"].append("0 PF: niente Attacchi magici.")
         c = find(state.registry.characters, nxt)
         for tname in (c.techniques if c else ()):
-            p = self._power(state, tname, parse(""))
+            p = self._power(state, tname, parse(""), c.name if c else None)
             if p.type == "Attacco":
                 pf = min(T.PF_MAX, f.pf) if f.pf else 0
                 if pf:
@@ -226,7 +226,8 @@ class Poteri:
         for it in items:
             if it.kind == "power":
                 powers_cast += 1
-                p = self._power(state, it.label.techniques[0] if it.label.techniques else it.label.action, it.label)
+                p = self._power(state, it.label.techniques[0] if it.label.techniques else it.label.action, it.label,
+                                _canon(state, it.label.actor) or poster)
                 if powers_cast > 1 and not p.extra.get("eccezione_turno"):
                     ctx.add("turn.extra_main_action",
                             "Si può lanciare un solo Potere per turno: questo è il "
@@ -260,8 +261,9 @@ class Poteri:
     def _set(self, state: State, f: Fighter) -> State:
         return set_fighter(state, f)
 
-    def _power(self, state: State, name: str, label: Label) -> _Power:
-        t: Technique | None = find(state.registry.techniques, name)
+    def _power(self, state: State, name: str, label: Label, owner: str | None = None) -> _Power:
+        # the caster's own Power first when two characters have one so called
+        t: Technique | None = state.registry.technique(name, owner, fold)
         extra = dict(t.extra) if t else {}
         ptype = None
         for cand in ([t.type] if t and t.type else []) + list(label.tags):
@@ -524,7 +526,7 @@ class Poteri:
             return state, set()
         cost = it.label.numbers.get("PF")
         if cost is None:
-            tech = find(state.registry.techniques, p.name)
+            tech = state.registry.technique(p.name, caster, fold)
             cost = as_int(tech.cost.get("PF")) if tech else None
         if cost:
             f = state.fighters[caster]

@@ -96,8 +96,9 @@ def _canon(state: State, name: str | None) -> str | None:
     return canon(state, name)
 
 
-def _technique(state: State, name: str | None) -> Technique | None:
-    return find(state.registry.techniques, name)
+def _technique(state: State, name: str | None, owner: str | None = None) -> Technique | None:
+    """The technique `name`, `owner`'s first when two characters have one so called (case and accents ignored)."""
+    return state.registry.technique(name, owner, fold)
 
 
 def _mod(c: Character | None, ability: str) -> int | None:
@@ -266,7 +267,7 @@ class Starfinder:
                                              + (f" CD {p.cd}" if p.cd is not None else "") + "[/dice]"})
         c = _char(state, nxt)
         for tname in (c.techniques if c else ()):
-            w = _technique(state, tname)
+            w = _technique(state, tname, c.name if c else None)
             if w is None or fold(w.kind) not in ("arma", "granata"):
                 continue
             mode = _mode(w, parse(""))
@@ -612,7 +613,7 @@ class Starfinder:
             ctx.add("starfinder.other_actor", f"Il tiro è dichiarato per {attacker}, il post è di {actor}.",
                     T.R_ATTACK, roll=it.index, expected=actor, found=attacker)
         target = _canon(state, label.targets[0]) if label.targets else None
-        w = _technique(state, label.techniques[0]) if label.techniques else None
+        w = _technique(state, label.techniques[0], attacker) if label.techniques else None
         self._check_d20(it, ctx, T.R_ATTACK)
         expected_bonus, mode = self._attack_bonus(state, it, attacker, w, ctx)
         face, used, faces = self._better(g, ctx, T.R_ATTACK)
@@ -807,7 +808,7 @@ class Starfinder:
         it = g.head
         label = it.label
         attacker = _canon(state, label.actor) or actor
-        tech = _technique(state, label.techniques[0]) if label.techniques else None
+        tech = _technique(state, label.techniques[0], attacker) if label.techniques else None
         ts = (tech.extra.get("ts") if tech else None) or {}
         if not isinstance(ts, dict):
             ts = {"tipo": str(ts)}
