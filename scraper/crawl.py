@@ -273,6 +273,7 @@ def _report(progress: Progress | None, fetched: Mapping[int, _Fetched], known: M
 
 def _read_files(paths: Sequence[str], platform: str, config: Any, saved_at: datetime | None = None) -> list[_Fetched]:
     out: list[_Fetched] = []
+    given = platform
     for position, raw in enumerate(paths):
         path = pathlib.Path(raw)
         try:
@@ -285,7 +286,15 @@ def _read_files(paths: Sequence[str], platform: str, config: Any, saved_at: date
             raise BadSource(f"impossibile leggere {raw}: {exc.strerror or exc}") from None
         # the page's own URL, when the saved file says it, tells the page number and the forum host
         url = saved_page_url(data) or path.resolve().as_uri()
-        page = _parse_page(data, url, platform, config, when)
+        try:
+            page = _parse_page(data, url, platform, config, when)
+        except NotAThread:
+            if not out or given != "auto":
+                raise
+            _refuse_other_platform(data, url, config, when, raw, out[0], paths[0])
+            raise
+        if out:
+            _refuse_other_thread(page, raw, out[0].page, paths[0])
         platform = page.platform if platform == "auto" else platform
         out.append(_Fetched(page.page, url, None, data, url, page, when))
     indexes = [f.index for f in out]
@@ -301,6 +310,41 @@ def _read_files(paths: Sequence[str], platform: str, config: Any, saved_at: date
     for position, f in enumerate(out, start=1):
         f.index = position
     return out
+
+
+def _refuse_other_thread(page: Any, raw: str, first: Any, first_raw: str) -> None:
+    """BadSource when saved page `page` is not of the same thread as the first file's: one history is one thread."""
+    if page.thread_id and first.thread_id and page.thread_id != first.thread_id:
+        why = f"{raw} è della discussione {page.thread_id}, {first_raw} della {first.thread_id}"
+    elif page.host and first.host and page.host != first.host:
+        why = f"{raw} è del forum {page.host}, {first_raw} di {first.host}"
+    elif not (page.thread_id and first.thread_id) and _title_key(page.title) and _title_key(first.title) \
+            and _title_key(page.title) != _title_key(first.title):
+        # a page that does not say its thread id: its title still names the thread
+        why = f"{raw} è «{page.title}», {first_raw} «{first.title}»"
+    else:
+        return
+    raise BadSource(f"i file non sono pagine della stessa discussione: {why}")
+
+
+_PAGE_SUFFIX = re.compile(r"\s*[-–—|:,(]?\s*(?:pagina|pag\.?|page)\s*\d+\)?\s*$", re.I)
+
+
+def _title_key(title: str | None) -> str:
+    """A thread title as pages compare it: case, spacing and a trailing "- Pagina 2" ignored."""
+    return " ".join(_PAGE_SUFFIX.sub("", title or "").casefold().split())
+
+
+def _refuse_other_platform(data: bytes, url: str, config: Any, when: datetime | None, raw: str, first: _Fetched,
+                           first_raw: str) -> None:
+    """BadSource when a saved page unreadable as the first file's platform is another platform's thread page."""
+    try:
+        other = _parse_page(data, url, "auto", config, when)
+    except ScrapeError:
+        return  # not a thread page of any platform: the caller's NotAThread says so
+    if other.platform != first.page.platform:
+        raise BadSource(f"i file non sono pagine della stessa discussione: {raw} è una pagina {other.platform}, "
+                        f"{first_raw} una pagina {first.page.platform}")
 
 
 _SAVED_FROM = re.compile(rb"<!--\s*saved from url=\(\d+\)\s*(https?://[^\s>]+?)\s*-->", re.I)

@@ -236,3 +236,45 @@ def test_hostile_save_dates_never_raise(text):
     except BadSavedAt:
         return
     assert moment.tzinfo is not None
+
+
+# --- saved files of one thread only ----------------------------------------------------------------------------
+
+def test_saved_pages_of_two_threads_are_refused_naming_both(fixtures_dir):
+    first, other = _ff(fixtures_dir, "topic_62345678_st0.html"), _ff(fixtures_dir, "topic_63000001_st0.html")
+    with pytest.raises(BadSource) as err:
+        scrape([first, other], saved_at=SAVED)
+    msg = str(err.value)
+    assert "stessa discussione" in msg and other in msg and first in msg
+    assert "«Cerco gruppo per quest»" in msg and "«Arena di Karakura — Hollow vs Quincy»" in msg
+
+
+def test_saved_pages_with_different_thread_ids_are_refused(fixtures_dir, tmp_path):
+    # page 2 of thread 62345678 saved with its address, next to page 1 of thread 62345679
+    page2 = (fixtures_dir / "forumfree" / "topic_62345678_st15.html").read_bytes()
+    (tmp_path / "p2.html").write_bytes(b"<!-- saved from url=(0047)https://" + FF.encode() +
+                                       b"/?t=62345678&st=15 -->\n" + page2)
+    page1 = (fixtures_dir / "forumfree" / "topic_62345678_st0.html").read_bytes()
+    (tmp_path / "p1.html").write_bytes(b"<!-- saved from url=(0036)https://" + FF.encode() + b"/?t=62345679 -->\n"
+                                       + page1)
+    with pytest.raises(BadSource, match=r"p2\.html è della discussione 62345678, .*p1\.html della 62345679"):
+        scrape([str(tmp_path / "p1.html"), str(tmp_path / "p2.html")], saved_at=SAVED)
+
+
+def test_a_saved_page_of_another_platform_is_named_as_such(fixtures_dir):
+    ff, bb = _ff(fixtures_dir, "topic_62345678_st0.html"), str(fixtures_dir / "phpbb" / "viewtopic_t312_start0.html")
+    with pytest.raises(BadSource, match="è una pagina phpbb, .* una pagina forumfree"):
+        scrape([ff, bb], saved_at=SAVED)
+    # a page that is no thread at all keeps its own error
+    with pytest.raises(ScrapeError) as err:
+        scrape([ff, _ff(fixtures_dir, "index.html")], saved_at=SAVED)
+    assert err.value.code == "not_a_thread"
+
+
+@pytest.mark.parametrize("title", ["Arena di Karakura", "ARENA  di karakura", "Arena di Karakura - Pagina 2",
+                                   "Arena di Karakura | page 3", "Arena di Karakura (pag. 2)"])
+def test_one_thread_s_titles_compare_equal_page_suffix_ignored(title):
+    from scraper.crawl import _title_key
+
+    assert _title_key(title) == _title_key("Arena di Karakura") == "arena di karakura"
+    assert _title_key("Arena di Karakura 2") != _title_key("Arena di Karakura")  # a sequel is another thread
