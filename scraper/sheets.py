@@ -45,11 +45,11 @@ _SECTION_KIND = {"armi": "arma", "arma": "arma", "armature": "armatura", "armatu
 _KINDS = ("armatura", "arma", "tecnica", "potere", "abilità", "incantesimo", "oggetto")
 _KEY = re.compile(
     r"^\W{0,3}(?P<key>tipo di danno|tipologia di danno|tipologia|tipo|categoria|classe|potenziale|"
-    r"raggio ottimale|raggio|gittata|costo|consumo|danno|effett[oi]|descrizione|bonus|nome)\s*:\s*(?P<val>.*)$",
+    r"raggio ottimale|raggio|gittata|costo|consumo|mantenimento|danno|effett[oi]|descrizione|bonus|nome)\s*:\s*(?P<val>.*)$",
     re.IGNORECASE)
-_KEY_NOCOLON = re.compile(r"^\W{0,3}(?P<key>potenziale|costo|raggio ottimale)\s+(?P<val>\S.*)$", re.IGNORECASE)
+_KEY_NOCOLON = re.compile(r"^\W{0,3}(?P<key>potenziale|costo|mantenimento|raggio ottimale)\s+(?P<val>\S.*)$", re.IGNORECASE)
 _INLINE_SPLIT = re.compile(
-    r"\s+[|·]\s+|\s*;\s*|\s+[—–-]\s+(?=(?:tipo|tipologia|categoria|classe|potenziale|raggio|gittata|costo|consumo|"
+    r"\s+[|·]\s+|\s*;\s*|\s+[—–-]\s+(?=(?:tipo|tipologia|categoria|classe|potenziale|raggio|gittata|costo|consumo|mantenimento|"
     r"danno|effett[oi]|descrizione|bonus)\b)", re.IGNORECASE)
 _POT = re.compile(r"\b(?P<cat>[DCBAS])\b\s*\(?\s*(?P<val>\d{1,4})?\s*\)?|(?P<val2>\d{1,4})\s*\(?\s*(?P<cat2>[DCBAS])?\b")
 _COST = re.compile(r"(?P<n>\d{1,6})\s*(?P<unit>[A-Za-zÀ-ÿ]+(?:\s+[A-Za-zÀ-ÿ]+)?)?")
@@ -129,18 +129,33 @@ def _potenziale(value: str) -> tuple[str | None, int | None]:
     return cat, int(val) if val else None
 
 
-def _cost(value: str) -> tuple[dict[str, int], str | None]:
-    """`5 PE`, `5 PE + 1 PF`, `0`, `nessuno` → cost table; a number with no pool is kept raw (not guessed)."""
+# an amount paid each turn, not once: "5 PE a turno", "4 PE/turno", "2 PE per mantenerla", "mantenimento 2 PE"
+_UPKEEP_AFTER = re.compile(r"^\W*(?:(?:a|al|per|ogni)\s+)?turn[oi]\b|^\W*(?:per|di)\s+manten", re.IGNORECASE)
+
+
+def _cost(value: str) -> tuple[dict[str, int], dict[str, int], str | None]:
+    """`5 PE`, `5 PE + 1 PF`, `0`, `nessuno` → (upfront cost, upkeep per turn, raw); a number with no pool is kept
+    raw (not guessed). Upkeep: an amount followed by "a turno"/"/turno"/"per mantenerla", or after "mantenimento"."""
     cost: dict[str, int] = {}
+    upkeep: dict[str, int] = {}
     raw_unitless = None
-    for m in _COST.finditer(value):
+    matches = list(_COST.finditer(value))
+    for i, m in enumerate(matches):
         unit = (m.group("unit") or "").strip().lower()
-        canon = RESOURCE_ALIASES.get(unit) or RESOURCE_ALIASES.get(unit.split(" ")[0] if unit else "")
+        canon = RESOURCE_ALIASES.get(unit)
+        end = m.end("unit") if canon else -1
+        if not canon and unit:
+            canon = RESOURCE_ALIASES.get(unit.split(" ")[0])
+            end = m.start("unit") + len(unit.split(" ")[0])  # "PE a turno": the unit ate "a"
         if canon:
-            cost[canon] = cost.get(canon, 0) + int(m.group("n"))
+            after = value[end:matches[i + 1].start() if i + 1 < len(matches) else len(value)].lower()
+            per_turn = ("turn" in after or "manten" in after) and _UPKEEP_AFTER.match(after) or \
+                "manten" in value[matches[i - 1].end() if i else 0:m.start()].lower()
+            table = upkeep if per_turn else cost
+            table[canon] = table.get(canon, 0) + int(m.group("n"))
         elif int(m.group("n")) != 0:
             raw_unitless = value.strip()
-    return cost, raw_unitless
+    return cost, upkeep, raw_unitless
 
 
 def _kind_and_type(value: str, default_kind: str) -> tuple[str, str | None]:
@@ -184,9 +199,19 @@ class _TechBuilder:
         elif key in ("raggio ottimale", "raggio", "gittata"):
             self.raggio = value.strip(" .")
         elif key in ("costo", "consumo"):
-            self.cost, raw = _cost(value)
+            self.cost, upkeep, raw = _cost(value)
+            if upkeep:
+                self.extra["mantenimento"] = upkeep
             if raw:
                 self.extra["costo"] = raw
+        elif key == "mantenimento":
+            cost, upkeep, raw = _cost(value)
+            for pool, n in cost.items():  # every amount under this key is per turn
+                upkeep[pool] = upkeep.get(pool, 0) + n
+            if upkeep:
+                self.extra["mantenimento"] = upkeep
+            elif raw:
+                self.extra["mantenimento"] = raw
         elif key in ("tipo di danno", "tipologia di danno", "danno"):
             self.extra["danno"] = value
         elif key in ("effetto", "effetti", "descrizione"):

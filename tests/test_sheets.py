@@ -135,3 +135,24 @@ def test_ichigo_forumotion_inline_sections(fixtures_dir):
     assert reg.techniques["Parata Rapida"] == Technique(
         name="Parata Rapida", kind="tecnica", type="Difensiva", category="C", potenziale=7,
         raggio_ottimale="Mischia", cost={}, owner="Ichigo Kurosaki", extra={"costo": "2"})
+
+
+def _sheet(body: str, url: str = "https://f.forumfree.it/?t=1"):
+    return parse_sheet(f"<html><head><title>t</title></head><body><div class='scheda'>{body}</div></body></html>", url)
+
+
+def test_upkeep_is_kept_apart_from_the_upfront_cost():
+    # review: "5 PE (+1 PE a turno)" was read as a cost of 6 PE, "5 PE a turno" as 5 PE paid once
+    reg = _sheet("<p>Nome: Aiko</p><p><b>Tecniche</b></p>"
+                 "<p><b>Lama di Vento</b><br>Potenziale C 8<br>Costo: 5 PE a turno</p>"
+                 "<p><b>Fuoco</b><br>Potenziale: C – 8<br>Consumo: 4 PE/turno</p>"
+                 "<p><b>A1</b><br>Potenziale: B (12)<br>Costo: 5 PE (+1 PE a turno)</p>"
+                 "<p><b>A2</b><br>Potenziale: B (12)<br>Costo: 5 PE, 2 PE per mantenerla</p>"
+                 "<p><b>A3</b><br>Costo: 3 PE<br>Mantenimento: 2 PE/turno</p>"
+                 "<p><b>A4</b><br>Costo: 2 PE + 1 PV (mantenimento 1 PE)</p>"
+                 "<p><b>A5</b><br>Costo: 3 Punti Energia al Turno</p>"
+                 "<p><b>A6</b><br>Costo: 3 PE + 2 PV</p>")
+    got = {n: (t.cost, t.extra.get("mantenimento")) for n, t in reg.techniques.items()}
+    assert got == {"Lama di Vento": ({}, {"PE": 5}), "Fuoco": ({}, {"PE": 4}), "A1": ({"PE": 5}, {"PE": 1}),
+                   "A2": ({"PE": 5}, {"PE": 2}), "A3": ({"PE": 3}, {"PE": 2}), "A4": ({"PE": 2, "PV": 1}, {"PE": 1}),
+                   "A5": ({}, {"PE": 3}), "A6": ({"PE": 3, "PV": 2}, None)}
