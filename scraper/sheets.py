@@ -51,7 +51,9 @@ _KEY_NOCOLON = re.compile(r"^\W{0,3}(?P<key>potenziale|costo|mantenimento|raggio
 _INLINE_SPLIT = re.compile(
     r"\s+[|·]\s+|\s*;\s*|\s+[—–-]\s+(?=(?:tipo|tipologia|categoria|classe|potenziale|raggio|gittata|costo|consumo|mantenimento|"
     r"danno|effett[oi]|descrizione|bonus)\b)", re.IGNORECASE)
-_POT = re.compile(r"\b(?P<cat>[DCBAS])\b\s*\(?\s*(?P<val>\d{1,4})?\s*\)?|(?P<val2>\d{1,4})\s*\(?\s*(?P<cat2>[DCBAS])?\b")
+# a category is a lone letter (not inside a word: "B12", "C - 8", "(categoria B)"); the value the first number
+_POT_CAT = re.compile(r"(?<![A-Z])[DCBAS](?![A-Z])")
+_POT_VAL = re.compile(r"\d{1,4}")
 _COST = re.compile(r"(?P<n>\d{1,6})\s*(?P<unit>[A-Za-zÀ-ÿ]+(?:\s+[A-Za-zÀ-ÿ]+)?)?")
 _CHAR_FIELD = re.compile(r"^\W{0,3}(?P<key>nome(?:\s+(?:del\s+)?personaggio)?|personaggio|giocatore|player|utente)"
                          r"\s*:\s*(?P<val>.+?)\s*$", re.IGNORECASE)
@@ -121,12 +123,11 @@ def _content_root(doc: Any) -> Any:
 
 
 def _potenziale(value: str) -> tuple[str | None, int | None]:
-    m = _POT.search(value.upper())
-    if not m:
-        return None, None
-    cat = m.group("cat") or m.group("cat2")
-    val = m.group("val") or m.group("val2")
-    return cat, int(val) if val else None
+    """`B (12)`, `B 12`, `B12`, `C - 8`, `12 (B)`, `10 (categoria B)`, `Categoria B, valore 12`, `S`, `7`."""
+    up = value.upper()
+    cat = _POT_CAT.search(up)
+    val = _POT_VAL.search(up)
+    return (cat.group() if cat else None), (int(val.group()) if val else None)
 
 
 # an amount paid each turn, not once: "5 PE a turno", "4 PE/turno", "2 PE per mantenerla", "mantenimento 2 PE"
@@ -309,6 +310,9 @@ def parse_sheet(html: bytes | str, url: str) -> Registry:
                 if not bonus.startswith(("+", "-")):
                     bonus = "+" + bonus
                 char_lines.append(f"{cells[0]} {cells[1]} ({bonus})")
+            elif len(cells) == 2 and cells[1][:1].isdigit() and not any(ch.isdigit() for ch in cells[0]):
+                # "Destrezza: | 4+2", "Forza | 5 (+1)": the name cell and the value cell read as one schema line
+                char_lines.append(f"{cells[0].rstrip(' :')} {cells[1]}")
             else:
                 char_lines.append(" | ".join(cells))
             continue

@@ -75,6 +75,10 @@ def test_quincy_tables_and_inline_forms(quincy):
 @pytest.mark.parametrize("line, category, value", [
     ("Potenziale: B (12)", "B", 12), ("Potenziale B 12", "B", 12), ("Potenziale: 12 (B)", "B", 12),
     ("Potenziale: S", "S", None), ("Potenziale: 7", None, 7),
+    # review: the value was lost after a dash, the category when glued to the number or named in words
+    ("Potenziale C - 8", "C", 8), ("Potenziale: D-4", "D", 4), ("Potenziale: C – 8", "C", 8),
+    ("Potenziale: B12", "B", 12), ("Potenziale: 12B", "B", 12), ("Potenziale: 10 (categoria B)", "B", 10),
+    ("Potenziale: Categoria B, valore 12", "B", 12), ("Potenziale: <b>B</b> (<i>12</i>)", "B", 12),
 ])
 def test_potenziale_forms(line, category, value):
     html = f"<div class='scheda'>Nome: Test<br>Tecniche<br>Colpo<br>{line}<br></div>".encode()
@@ -156,3 +160,13 @@ def test_upkeep_is_kept_apart_from_the_upfront_cost():
     assert got == {"Lama di Vento": ({}, {"PE": 5}), "Fuoco": ({}, {"PE": 4}), "A1": ({"PE": 5}, {"PE": 1}),
                    "A2": ({"PE": 5}, {"PE": 2}), "A3": ({"PE": 3}, {"PE": 2}), "A4": ({"PE": 2, "PV": 1}, {"PE": 1}),
                    "A5": ({}, {"PE": 3}), "A6": ({"PE": 3, "PV": 2}, None)}
+
+
+def test_stats_with_a_bare_signed_bonus_and_table_rows_with_colons():
+    # review: "Forza: 5 + 1" (no brackets); a table row "Destrezza: | 4+2" or "Costituzione: | 5 (+1)" was lost
+    (char,) = _sheet("<p>Nome: Aiko</p><p>Forza: 5 + 1</p><p>Agilità: 4+2</p>"
+                     "<table><tr><td>Destrezza:</td><td>4+2</td></tr><tr><td>Costituzione:</td><td>5 (+1)</td></tr>"
+                     "<tr><td>Intelligenza</td><td>3 - 1</td></tr><tr><td>Volontà:</td><td>6</td></tr></table>"
+                     ).characters.values()
+    assert char.stats == {"Forza": Stat(5, 1), "Agilità": Stat(4, 2), "Destrezza": Stat(4, 2),
+                          "Costituzione": Stat(5, 1), "Intelligenza": Stat(3, -1), "Volontà": Stat(6, 0)}
