@@ -4,12 +4,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import lxml.html
 from lxml import etree
 
 from engine.history import Character, Registry, Resource, Technique
 
 from scraper.dicetag import clean_markup
+from scraper.platforms.base import html_parser, read_html
 from scraper.schema import parse_schema, RESOURCE_ALIASES
 
 MAX_SHEET_BYTES = 5_000_000
@@ -64,51 +64,52 @@ _POOL_MAX = re.compile(
     r"(?:\s*(?:/|su)\s*(?P<b>\d{1,6}))?\s*$", re.IGNORECASE)
 
 
-def _lines(root: Any) -> list[list[str]]:
-    """Block-aware text of `root`: one entry per line; table rows keep their cells apart."""
-    lines: list[list[str]] = []
+def _lines(root: Any) -> list[tuple[list[str], bool]]:
+    """Block-aware text of `root`: one entry per line, (cells, is a list item); table rows keep their cells apart,
+    an empty cell included (a row keeps its columns). Walked with a stack, not recursion: a sheet may nest as
+    deep as the HTML reader allows (2048)."""
+    lines: list[tuple[list[str], bool]] = []
     current: list[str] = []  # cells of the current line
     buf: list[str] = []
 
-    def flush_cell() -> None:
+    def flush_cell(keep_empty: bool = False) -> None:
         text = " ".join("".join(buf).split())
         buf.clear()
-        if text:
+        if text or keep_empty:
             current.append(text)
 
-    def flush_line() -> None:
+    def flush_line(item: bool = False) -> None:
         flush_cell()
         if current:
-            lines.append(list(current))
+            lines.append((list(current), item))
             current.clear()
 
-    def walk(el: Any) -> None:
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        el, closing = stack.pop()
+        if closing:
+            tag = el.tag.lower()
+            if tag in _BLOCK:
+                flush_line(tag == "li")
+            elif tag in _CELL:
+                flush_cell(True)
+            if el.tail:
+                buf.append(el.tail)
+            continue
         tag = el.tag if isinstance(el.tag, str) else None
-        if tag is None:  # comments and processing instructions hold no sheet text
-            if el.tail:
+        if tag is None or tag.lower() in _SKIP:  # comments, scripts, styles hold no sheet text
+            if el.tail and el is not root:
                 buf.append(el.tail)
-            return
+            continue
         tag = tag.lower()
-        if tag in _SKIP:
-            if el.tail:
-                buf.append(el.tail)
-            return
         if tag in _BLOCK:
             flush_line()
         elif tag in _CELL:
             flush_cell()
         if el.text:
             buf.append(el.text)
-        for child in el:
-            walk(child)
-        if tag in _BLOCK:
-            flush_line()
-        elif tag in _CELL:
-            flush_cell()
-        if el.tail:
-            buf.append(el.tail)
-
-    walk(root)
+        stack.append((el, True))
+        stack.extend((child, False) for child in reversed(el))
     flush_line()
     return lines
 
@@ -238,24 +239,42 @@ _HEADER_KEYS = {"nome": "nome", "tipo": "tipo", "tipologia": "tipo", "categoria"
                 "descrizione": "effetto", "arma": "nome", "tecnica": "nome"}
 
 
-def parse_sheet(html: bytes | str, url: str) -> Registry:
-    """One character and its techniques from a sheet page; never raises on odd markup (an empty page gives a
-    character named from the page title or the URL, with nothing else)."""
+def _document(html: bytes | str, charset: str | None) -> Any:
+    """The sheet's tree, its bytes decoded as the thread pages are (scraper.parse.decode_html: BOM, the HTTP
+    `charset`, a <meta>, UTF-8, else windows-1252, mixed encodings repaired); None when there is nothing to read.
+    PageTooDeep when the markup nests beyond the reader's limit (the rest of the page would be lost)."""
+    from scraper.parse import decode_html
+
     if isinstance(html, str):
-        data = html.encode("utf-8", "replace")
-        html_text: bytes | str = html
+        data = html.encode("utf-8", "replace")  # already text: no charset to detect
     else:
-        data = html or b""
-        html_text = data
+        data = bytes(html or b"")
+        if b"\x00" in data:
+            data = data.replace(b"\x00", b"")
+        if len(data) > MAX_SHEET_BYTES or not data.strip():
+            return None
+        text, _enc, _ = decode_html(data, charset=charset)
+        if text is not None:
+            data = text.encode("utf-8", "replace")
     if len(data) > MAX_SHEET_BYTES or not data.strip():
-        return Registry(characters={}, techniques={}, sources=(url,))
+        return None
     try:
-        doc = lxml.html.fromstring(html_text)
-    except (etree.ParserError, ValueError):
-        try:
-            doc = lxml.html.fromstring(data.decode("utf-8", "replace").encode("utf-8"))
-        except (etree.ParserError, ValueError):
-            return Registry(characters={}, techniques={}, sources=(url,))
+        return read_html(data, html_parser())  # a parser per sheet: read_html reads the parser's error log
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
+        return None
+
+
+def _text(el: Any) -> str:
+    return " ".join(el.xpath("string()").split())
+
+
+def parse_sheet(html: bytes | str, url: str, *, charset: str | None = None) -> Registry:
+    """One character and its techniques from a sheet page; never raises on odd markup (an empty page gives a
+    character named from the page title or the URL, with nothing else) but PageTooDeep on markup nested beyond
+    the HTML reader's limit. `charset` is the HTTP header's (it wins over a <meta>)."""
+    doc = _document(html, charset)
+    if doc is None:
+        return Registry(characters={}, techniques={}, sources=(url,))
     root = _content_root(doc)
     rows = _lines(root)
 
@@ -269,9 +288,9 @@ def parse_sheet(html: bytes | str, url: str) -> Registry:
     section: str | None = None
     table_header: list[str] | None = None
 
-    for cells in rows:
-        cells = [clean_markup(c) for c in cells]
-        cells = [c for c in cells if c]
+    for cells, item in rows:
+        raw = [clean_markup(c) for c in cells]
+        cells = [c for c in raw if c]
         if not cells:
             continue
         line = " ".join(cells)
@@ -357,7 +376,7 @@ def parse_sheet(html: bytes | str, url: str) -> Registry:
                 pools[pool] = Resource(current=mx, max=mx)
     if name is None:
         for el in root.iter(*_HEADING):
-            text = " ".join(el.text_content().split())
+            text = _text(el)
             if text and len(text) <= 60 and not _SECTION.match(text):
                 name = re.sub(r"^(?:scheda\s+(?:di\s+)?)", "", text, flags=re.IGNORECASE).strip(" :-")
                 break

@@ -170,3 +170,35 @@ def test_stats_with_a_bare_signed_bonus_and_table_rows_with_colons():
                      ).characters.values()
     assert char.stats == {"Forza": Stat(5, 1), "Agilità": Stat(4, 2), "Destrezza": Stat(4, 2),
                           "Costituzione": Stat(5, 1), "Intelligenza": Stat(3, -1), "Volontà": Stat(6, 0)}
+
+
+_NICCOLO = ("<html><head>{meta}</head><body><div class='scheda'><p>Nome: Niccolò</p><p>Agilità: 5 (+1)</p>"
+            "<p><b>Tecniche</b></p><p><b>Pugno d’Acciaio</b><br>Potenziale: C (8)<br>Costo: 3 PE</p></div></body></html>")
+
+
+@pytest.mark.parametrize("data, charset", [
+    (_NICCOLO.format(meta="").encode("utf-8"), None),  # review: UTF-8 bytes without a <meta> came out as "NiccolÃ²"
+    (_NICCOLO.format(meta="").encode("cp1252"), None),
+    (_NICCOLO.format(meta="").encode("cp1252"), "iso-8859-1"),  # review: 0x92 read as latin-1, not windows-1252
+    (_NICCOLO.format(meta="<meta charset='iso-8859-1'>").encode("cp1252"), None),
+    (_NICCOLO.format(meta="<meta charset='utf-8'>").encode("cp1252"), "windows-1252"),
+])
+def test_sheet_bytes_decoded_like_thread_pages(data, charset):
+    reg = parse_sheet(data, "https://x.it/s", charset=charset)
+    (char,) = reg.characters.values()
+    assert (char.name, char.stats, list(reg.techniques)) == ("Niccolò", {"Agilità": Stat(5, 1)}, ["Pugno d’Acciaio"])
+
+
+def test_http_charset_wins_over_the_meta():
+    data = _NICCOLO.format(meta="<meta charset='utf-8'>").replace("Niccolò", "Niccolò €").encode("iso-8859-15", "xmlcharrefreplace")
+    assert list(parse_sheet(data, "https://x.it/s", charset="iso-8859-15").characters) == ["Niccolò €"]
+
+
+def test_too_deep_sheet_is_named_and_a_deep_one_is_read():
+    from scraper.errors import PageTooDeep
+
+    deep = "<div class='scheda'><p>Nome: Aiko</p>{}<p>Forza: 5 (+1)</p>{}</div>"
+    (char,) = parse_sheet(deep.format("<div>" * 1500, "</div>" * 1500), "https://x.it/s").characters.values()
+    assert (char.name, char.stats) == ("Aiko", {"Forza": Stat(5, 1)})  # read whole, no recursion limit
+    with pytest.raises(PageTooDeep):
+        parse_sheet(deep.format("<div>" * 3000, "</div>" * 3000).encode(), "https://x.it/s")
