@@ -49,7 +49,7 @@ _KEY = re.compile(
     re.IGNORECASE)
 _KEY_NOCOLON = re.compile(r"^\W{0,3}(?P<key>potenziale|costo|mantenimento|raggio ottimale)\s+(?P<val>\S.*)$", re.IGNORECASE)
 _INLINE_SPLIT = re.compile(
-    r"\s+[|·]\s+|\s*;\s*|\s+[—–-]\s+(?=(?:tipo|tipologia|categoria|classe|potenziale|raggio|gittata|costo|consumo|mantenimento|"
+    r"\s+[|·]\s+|\s*;\s*|(?:\s+[—–-]\s+|\s*,\s*)(?=(?:tipo|tipologia|categoria|classe|potenziale|raggio|gittata|costo|consumo|mantenimento|"
     r"danno|effett[oi]|descrizione|bonus)\b)", re.IGNORECASE)
 # a category is a lone letter (not inside a word: "B12", "C - 8", "(categoria B)"); the value the first number
 _POT_CAT = re.compile(r"(?<![A-Z])[DCBAS](?![A-Z])")
@@ -187,7 +187,7 @@ class _TechBuilder:
     def set(self, key: str, value: str) -> None:
         key = key.lower()
         value = value.strip()
-        if not value:
+        if not value.strip(" .-—–/?"):  # "Raggio Ottimale: —": nothing written
             return
         if key in ("tipo", "tipologia"):
             self.kind, self.type = _kind_and_type(value, self.kind)
@@ -225,6 +225,32 @@ class _TechBuilder:
         return Technique(name=self.name, kind=self.kind, type=self.type, category=self.category,
                          potenziale=self.potenziale, raggio_ottimale=self.raggio, cost=dict(self.cost),
                          owner=owner, extra=dict(self.extra))
+
+
+_NAME_PREFIX = re.compile(r"^\W{0,3}(?P<kind>tecnica|arma|armatura|potere|abilità|abilita|incantesimo|oggetto)"
+                          r"\s*:\s*(?P<rest>\S.*)$", re.IGNORECASE)
+_LEAD_TYPE = re.compile(r"^[\[(](?P<t>[^\[\]()]+)[\])]\s*(?P<n>[^\[\]()].*)$")
+_TRAIL_TYPE = re.compile(r"^(?P<n>[^\[\]()]+?)\s*[\[(](?P<t>[^\[\]()]*)[\])]\s*:?$")
+_NAME_TYPE = re.compile(r"^(?P<n>[^:\d]{1,60}?)\s*:\s*(?P<t>[^:\d]{1,60})$")
+
+
+def _new_technique(text: str, section: str) -> _TechBuilder:
+    """A technique from its name line: the name, with a kind prefix (`Tecnica: Cero`), a type in brackets before
+    or after it (`[Offensiva] Cero`, `Artigli Affilati [Arma, Offensiva Fisica]`) or after a colon (`Fendente:
+    Offensiva Fisica`) read into kind/type, never left in the name."""
+    kind = section
+    m = _NAME_PREFIX.match(text)
+    if m:
+        kind = _SECTION_KIND.get(m.group("kind").lower(), m.group("kind").lower())
+        text = m.group("rest")
+    type_text = None
+    m = _LEAD_TYPE.match(text) or _TRAIL_TYPE.match(text) or _NAME_TYPE.match(text)
+    if m:
+        text, type_text = m.group("n"), m.group("t")
+    tb = _TechBuilder(text.strip(" :*•-"), kind)
+    if type_text and type_text.strip():
+        tb.set("tipo", type_text)
+    return tb
 
 
 def _key_value(piece: str) -> tuple[str, str] | None:
@@ -340,24 +366,28 @@ def parse_sheet(html: bytes | str, url: str, *, charset: str | None = None) -> R
         if len(cells) >= 3 and all(c.lower().strip(" :") in _HEADER_KEYS for c in cells):
             table_header = [_HEADER_KEYS[c.lower().strip(" :")] for c in cells]
             continue
-        if table_header and len(cells) == len(table_header):
-            tb = _TechBuilder(cells[table_header.index("nome")] if "nome" in table_header else cells[0], section)
-            for key, val in zip(table_header, cells):
+        if table_header and len(table_header) in (len(raw), len(cells)):
+            row = raw if len(raw) == len(table_header) else cells  # an empty cell keeps its column
+            tb = _TechBuilder(row[table_header.index("nome")] if "nome" in table_header else row[0], section)
+            for key, val in zip(table_header, row):
                 if key != "nome":
                     tb.set(key, val)
-            techs.append(tb)
+            if tb.name:
+                techs.append(tb)
             current = None
             continue
         pieces = [p for p in _INLINE_SPLIT.split(" | ".join(cells) if len(cells) > 1 else line) if p.strip()]
         first = _key_value(pieces[0])
+        if first is None and item and "," in line and ":" not in line:
+            # "<li>Katana, Wakizashi</li>": a list item naming several items of the section
+            names = [n.strip(" *•-.") for n in line.split(",")]
+            if all(0 < len(n) <= 40 and len(n.split()) <= 5 for n in names):
+                for n in names:
+                    techs.append(_TechBuilder(n, section))
+                current = None
+                continue
         if first is None or first[0].lower() == "nome":
-            tech_name = first[1].strip() if first else pieces[0].strip()
-            # "Artigli Affilati [Arma, Offensiva Fisica]": kind/type in brackets after the name.
-            bracket = re.match(r"^(?P<n>[^\[\]()]+?)\s*[\[(](?P<t>[^\[\]()]*)[\])]\s*:?$", tech_name)
-            current = _TechBuilder(tech_name.strip(" :*•-"), section)
-            if bracket:
-                current.name = bracket.group("n").strip(" :*•-")
-                current.set("tipo", bracket.group("t"))
+            current = _new_technique(first[1].strip() if first else pieces[0].strip(), section)
             techs.append(current)
             pieces = pieces[1:]
         if current is None:

@@ -202,3 +202,43 @@ def test_too_deep_sheet_is_named_and_a_deep_one_is_read():
     assert (char.name, char.stats) == ("Aiko", {"Forza": Stat(5, 1)})  # read whole, no recursion limit
     with pytest.raises(PageTooDeep):
         parse_sheet(deep.format("<div>" * 3000, "</div>" * 3000).encode(), "https://x.it/s")
+
+
+def _tech(t):
+    return (t.name, t.kind, t.type, t.category, t.potenziale, t.raggio_ottimale, t.cost, t.extra)
+
+
+def test_table_row_with_an_empty_cell_keeps_its_columns_and_a_dash_is_no_value():
+    # review: the "Onda" row (empty Costo) was dropped, or read with shifted columns; "—" was stored as "-"
+    reg = _sheet("<p>Nome: Aiko</p><p><b>Tecniche:</b></p><table><tr><td><b>Tecnica</b></td><td><b>Tipologia</b></td>"
+                 "<td><b>Categoria</b></td><td><b>Potenziale</b></td><td><b>Raggio Ottimale</b></td>"
+                 "<td><b>Costo</b></td></tr>"
+                 "<tr><td>Fendente</td><td>Offensiva</td><td>C</td><td>7</td><td>Corto</td><td>3 PE</td></tr>"
+                 "<tr><td>Onda</td><td>Offensiva</td><td>B</td><td>12</td><td>Medio</td><td></td></tr>"
+                 "<tr><td>Parata</td><td></td><td>C</td><td>6</td><td>—</td><td>0</td></tr></table>"
+                 "<p><b>Tecniche Difensive</b></p><p><b>Muro</b><br>Potenziale: B (12)<br>Raggio Ottimale: —</p>")
+    assert [_tech(t) for t in reg.techniques.values()] == [
+        ("Fendente", "tecnica", "Offensiva", "C", 7, "Corto", {"PE": 3}, {}),
+        ("Onda", "tecnica", "Offensiva", "B", 12, "Medio", {}, {}),
+        ("Parata", "tecnica", None, "C", 6, None, {}, {}),
+        ("Muro", "tecnica", None, "B", 12, None, {}, {})]
+
+
+def test_list_items_and_technique_names_with_kind_or_type():
+    # review: "<li>Katana, Wakizashi</li>" was one weapon; "Tecnica: Cero", "[Offensiva] Cero" kept the prefix
+    reg = _sheet("<p>Nome: Aiko</p><p><b>Armi</b></p><ul><li>Katana, Wakizashi</li><li>Arco Lungo</li></ul>"
+                 "<p><b>Tecniche</b></p><p>[Offensiva] Cero<br>Potenziale: A (15)</p>"
+                 "<p>Tecnica: Raffica — Tipo: Offensiva — Potenziale: B (11) — Costo: 4 PE</p>"
+                 "<p>Arma: Zanpakuto<br>Potenziale: B (12)</p>"
+                 "<ul><li><b>Fendente</b>: Offensiva Fisica, Potenziale C (7), Raggio Ottimale Corto, Costo 3 PE</li></ul>"
+                 "<p>• Lama di Vento: Offensiva a Distanza; Potenziale C (8); Raggio Ottimale 10 m; Costo 5 PE</p>")
+    assert [_tech(t) for t in reg.techniques.values()] == [
+        ("Katana", "arma", None, None, None, None, {}, {}),
+        ("Wakizashi", "arma", None, None, None, None, {}, {}),
+        ("Arco Lungo", "arma", None, None, None, None, {}, {}),
+        ("Cero", "tecnica", "Offensiva", "A", 15, None, {}, {}),
+        ("Raffica", "tecnica", "Offensiva", "B", 11, None, {"PE": 4}, {}),
+        ("Zanpakuto", "arma", None, "B", 12, None, {}, {}),
+        ("Fendente", "tecnica", "Offensiva Fisica", "C", 7, "Corto", {"PE": 3}, {}),
+        ("Lama di Vento", "tecnica", "Offensiva a Distanza", "C", 8, "10 m", {"PE": 5}, {})]
+    assert reg.characters["Aiko"].techniques == tuple(reg.techniques)
