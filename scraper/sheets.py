@@ -55,8 +55,13 @@ _INLINE_SPLIT = re.compile(
 _POT_CAT = re.compile(r"(?<![A-Z])[DCBAS](?![A-Z])")
 _POT_VAL = re.compile(r"\d{1,4}")
 _COST = re.compile(r"(?P<n>\d{1,6})\s*(?P<unit>[A-Za-zÀ-ÿ]+(?:\s+[A-Za-zÀ-ÿ]+)?)?")
-_CHAR_FIELD = re.compile(r"^\W{0,3}(?P<key>nome(?:\s+(?:del\s+)?personaggio)?|personaggio|giocatore|player|utente)"
+_CHAR_FIELD = re.compile(r"^\W{0,3}(?P<key>nome\s+del\s+giocatore|nome\s+utente|giocatore|player|utente|"
+                         r"nome\s+e\s+cognome|nome\s+completo|nome(?:\s+(?:del\s+)?personaggio)?|personaggio)"
                          r"\s*:\s*(?P<val>.+?)\s*$", re.IGNORECASE)
+_PLAYER_KEYS = ("giocatore", "player", "utente", "nome del giocatore", "nome utente")
+# headings that name the page, not the character: "Scheda Personaggio", "Scheda PG", "Scheda"
+_GENERIC_NAME = re.compile(r"^(?:(?:del\s+)?personaggio|pg|png|scheda|nome|dati|statistiche|giocatore)?$", re.IGNORECASE)
+_SCHEDA_PREFIX = re.compile(r"^scheda(?:\s+(?:di|del|pg|personaggio)\b)?\s*", re.IGNORECASE)
 _EXTRA = re.compile(r"(?<![A-Za-z])(?P<key>CAE|CAC|EAC|KAC|BAB|Iniziativa|Velocità)\s*:?\s*(?P<val>[+-]?\d{1,4})")
 _POOL_MAX = re.compile(
     r"^\W{0,3}(?P<name>punti vita|punti energia|punti fatica|punti ferita|punti stamina|punti risolutezza|"
@@ -290,6 +295,18 @@ def _document(html: bytes | str, charset: str | None) -> Any:
         return None
 
 
+def _post_author(html: bytes | str, url: str, charset: str | None) -> str | None:
+    """The author of the sheet's post on a known forum platform: the player, when no line names one."""
+    from scraper.parse import parse_page
+    from scraper.errors import ScrapeError
+
+    try:
+        page = parse_page(html.encode("utf-8") if isinstance(html, str) else bytes(html), url, charset=charset)
+    except ScrapeError:
+        return None
+    return page.posts[0].author or None if page.posts else None
+
+
 def _text(el: Any) -> str:
     return " ".join(el.xpath("string()").split())
 
@@ -332,13 +349,14 @@ def parse_sheet(html: bytes | str, url: str, *, charset: str | None = None) -> R
             table_header = None
             continue
         if section is None:
-            cf = _CHAR_FIELD.match(line)
+            # "Nome: X", and the table row "Nome | X"
+            cf = _CHAR_FIELD.match(line if len(cells) != 2 else f"{cells[0].rstrip(' :')}: {cells[1]}")
             if cf:
-                key = cf.group("key").lower()
-                if key.startswith(("nome", "personaggio")):
-                    name = name or cf.group("val")
-                else:
+                key = " ".join(cf.group("key").lower().split())
+                if key in _PLAYER_KEYS:
                     player = player or cf.group("val")
+                else:
+                    name = name or cf.group("val")
                 continue
             pm = _POOL_MAX.match(line) if len(cells) == 1 else _POOL_MAX.match(" ".join(cells[:3]))
             if pm:
@@ -408,12 +426,19 @@ def parse_sheet(html: bytes | str, url: str, *, charset: str | None = None) -> R
         for el in root.iter(*_HEADING):
             text = _text(el)
             if text and len(text) <= 60 and not _SECTION.match(text):
-                name = re.sub(r"^(?:scheda\s+(?:di\s+)?)", "", text, flags=re.IGNORECASE).strip(" :-")
-                break
+                text = _SCHEDA_PREFIX.sub("", text).strip(" :-")
+                if not _GENERIC_NAME.match(text):
+                    name = text
+                    break
     if not name:
-        title = doc.findtext(".//title")
-        name = " ".join(title.split()) if title and title.strip() else url.rstrip("/").rsplit("/", 1)[-1] or url
+        title = " ".join((doc.findtext(".//title") or "").split())
+        # "Scheda Kenshi Yamato - Bleach GdR": the part before the forum's name, without "Scheda"
+        title = _SCHEDA_PREFIX.sub("", re.split(r"\s+[-|–—]\s+", title)[0]).strip(" :-") if title else ""
+        name = title if title and not _GENERIC_NAME.match(title) else \
+            url.rstrip("/").rsplit("/", 1)[-1] or url
     name = name.strip()
+    if player is None:
+        player = _post_author(html, url, charset)
 
     techniques: dict[str, Technique] = {}
     for tb in techs:

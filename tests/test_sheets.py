@@ -47,7 +47,8 @@ def test_hollow_techniques(hollow):
 
 def test_quincy_tables_and_inline_forms(quincy):
     (char,) = quincy.characters.values()
-    assert char.name == "Quincy" and char.player is None
+    # changed 2026-12-01: no "Giocatore:" line, so the player is the sheet post's author (was None)
+    assert char.name == "Quincy" and char.player == "Seireitei_Ryo"
     assert char.stats == {"Forza": Stat(3, 0), "Destrezza": Stat(6, 0), "Costituzione": Stat(6, 0),
                           "Intelligenza": Stat(4, 1)}
     assert char.resources == {"PV": Resource(48, 48), "PE": Resource(46, 46)}
@@ -242,3 +243,21 @@ def test_list_items_and_technique_names_with_kind_or_type():
         ("Fendente", "tecnica", "Offensiva Fisica", "C", 7, "Corto", {"PE": 3}, {}),
         ("Lama di Vento", "tecnica", "Offensiva a Distanza", "C", 8, "10 m", {"PE": 5}, {})]
     assert reg.characters["Aiko"].techniques == tuple(reg.techniques)
+
+
+@pytest.mark.parametrize("body, title, name, player", [
+    # review: "Scheda Personaggio" gave the name "Personaggio"; a "Nome | X" table row was ignored;
+    # "Nome del Giocatore: Ryo" was not read as the player
+    ("<p><b>Scheda Personaggio</b></p><p>Nome e Cognome: Kenshi Yamato</p><p>Forza: 5 (+1)</p>", "t",
+     "Kenshi Yamato", None),
+    ("<p><b>Scheda Personaggio</b></p><p>Forza: 5 (+1)</p>", "Scheda Kenshi Yamato - Forum", "Kenshi Yamato", None),
+    ("<table><tr><td>Nome</td><td>Kenshi</td></tr><tr><td>Giocatore</td><td>Ryo</td></tr></table>", "t",
+     "Kenshi", "Ryo"),
+    ("<p><b>Nome</b>: Kenshi Yamato</p><p><b>Nome del Giocatore</b>: Ryo</p><p><b>Età</b>: 17</p>", "t",
+     "Kenshi Yamato", "Ryo"),
+    ("<h2>Scheda di Kenshi</h2><p>Player: Ryo</p>", "t", "Kenshi", "Ryo"),
+])
+def test_character_name_and_player(body, title, name, player):
+    reg = parse_sheet(f"<html><head><title>{title}</title></head><body><div class='scheda'>{body}</div></body></html>",
+                      "https://f.forumfree.it/?t=1")
+    assert [(c.name, c.player) for c in reg.characters.values()] == [(name, player)]
