@@ -52,7 +52,7 @@ _INLINE_SPLIT = re.compile(
     r"\s+[|·]\s+|\s*;\s*|(?:\s+[—–-]\s+|\s*,\s*)(?=(?:tipo|tipologia|categoria|classe|potenziale|raggio|gittata|costo|consumo|mantenimento|"
     r"danno|effett[oi]|descrizione|bonus)\b)", re.IGNORECASE)
 # a category is a lone letter (not inside a word: "B12", "C - 8", "(categoria B)"); the value the first number
-_POT_CAT = re.compile(r"(?<![A-Z])[DCBAS](?![A-Z])")
+_POT_CAT = re.compile(r"(?<![A-ZÀ-Ý])[DCBAS](?![A-ZÀ-Ý])")
 _POT_VAL = re.compile(r"\d{1,4}")
 _COST = re.compile(r"(?P<n>\d{1,6})\s*(?P<unit>[A-Za-zÀ-ÿ]+(?:\s+[A-Za-zÀ-ÿ]+)?)?")
 _CHAR_FIELD = re.compile(r"^\W{0,3}(?P<key>nome\s+del\s+giocatore|nome\s+utente|giocatore|player|utente|"
