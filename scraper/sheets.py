@@ -62,6 +62,8 @@ _PLAYER_KEYS = ("giocatore", "player", "utente", "nome del giocatore", "nome ute
 # headings that name the page, not the character: "Scheda Personaggio", "Scheda PG", "Scheda"
 _GENERIC_NAME = re.compile(r"^(?:(?:del\s+)?personaggio|pg|png|scheda|nome|dati|statistiche|giocatore)?$", re.IGNORECASE)
 _SCHEDA_PREFIX = re.compile(r"^scheda(?:\s+(?:di|del|pg|personaggio)\b)?\s*", re.IGNORECASE)
+_WORDED_BONUS = re.compile(r"\(\s*(?:bonus\s*:?\s*(?P<b>[+-]?\s*\d{1,5})|(?P<b2>[+-]\s*\d{1,5})\s*bonus)\s*\)",
+                           re.IGNORECASE)
 _EXTRA = re.compile(r"(?<![A-Za-z])(?P<key>CAE|CAC|EAC|KAC|BAB|Iniziativa|Velocità)\s*:?\s*(?P<val>[+-]?\d{1,4})")
 _POOL_MAX = re.compile(
     r"^\W{0,3}(?P<name>punti vita|punti energia|punti fatica|punti ferita|punti stamina|punti risolutezza|"
@@ -140,12 +142,18 @@ def _potenziale(value: str) -> tuple[str | None, int | None]:
 _UPKEEP_AFTER = re.compile(r"^\W*(?:(?:a|al|per|ogni)\s+)?turn[oi]\b|^\W*(?:per|di)\s+manten", re.IGNORECASE)
 
 
+_POOL_FIRST = re.compile(r"^\W*(?P<unit>[A-Za-zÀ-ÿ]+(?:\s+[A-Za-zÀ-ÿ]+)?)\s*:?\s*(?P<n>\d{1,6})\b(?P<rest>.*)$", re.DOTALL)
+
+
 def _cost(value: str) -> tuple[dict[str, int], dict[str, int], str | None]:
     """`5 PE`, `5 PE + 1 PF`, `0`, `nessuno` → (upfront cost, upkeep per turn, raw); a number with no pool is kept
     raw (not guessed). Upkeep: an amount followed by "a turno"/"/turno"/"per mantenerla", or after "mantenimento"."""
     cost: dict[str, int] = {}
     upkeep: dict[str, int] = {}
     raw_unitless = None
+    first = _POOL_FIRST.match(value)
+    if first and first.group("unit").lower() in RESOURCE_ALIASES:  # "PE 5" is "5 PE"
+        value = f"{first.group('n')} {first.group('unit')}{first.group('rest')}"
     matches = list(_COST.finditer(value))
     for i, m in enumerate(matches):
         unit = (m.group("unit") or "").strip().lower()
@@ -415,7 +423,10 @@ def parse_sheet(html: bytes | str, url: str, *, charset: str | None = None) -> R
             if kv:
                 current.set(*kv)
 
-    schema = parse_schema("\n".join(char_lines))
+    text = "\n".join(char_lines)
+    if "onus" in text:  # "Intelligenza: 3 (bonus +1)", "(Bonus: +2)", "(+1 bonus)": the schema form "3 (+1)"
+        text = _WORDED_BONUS.sub(lambda m: f"({(m.group('b') or m.group('b2')).replace(' ', '')})", text)
+    schema = parse_schema(text)
     stats = dict(schema.stats) if schema else {}
     if schema:
         for pool, res in schema.resources.items():

@@ -156,11 +156,14 @@ def test_upkeep_is_kept_apart_from_the_upfront_cost():
                  "<p><b>A3</b><br>Costo: 3 PE<br>Mantenimento: 2 PE/turno</p>"
                  "<p><b>A4</b><br>Costo: 2 PE + 1 PV (mantenimento 1 PE)</p>"
                  "<p><b>A5</b><br>Costo: 3 Punti Energia al Turno</p>"
-                 "<p><b>A6</b><br>Costo: 3 PE + 2 PV</p>")
+                 "<p><b>A6</b><br>Costo: 3 PE + 2 PV</p>"
+                 "<p><b>A7</b><br>Costo: PE 5</p>"
+                 "<p><b>A8</b><br>Costo: Punti Energia 4 a turno</p>")
     got = {n: (t.cost, t.extra.get("mantenimento")) for n, t in reg.techniques.items()}
     assert got == {"Lama di Vento": ({}, {"PE": 5}), "Fuoco": ({}, {"PE": 4}), "A1": ({"PE": 5}, {"PE": 1}),
                    "A2": ({"PE": 5}, {"PE": 2}), "A3": ({"PE": 3}, {"PE": 2}), "A4": ({"PE": 2, "PV": 1}, {"PE": 1}),
-                   "A5": ({}, {"PE": 3}), "A6": ({"PE": 3, "PV": 2}, None)}
+                   "A5": ({}, {"PE": 3}), "A6": ({"PE": 3, "PV": 2}, None), "A7": ({"PE": 5}, None),
+                   "A8": ({}, {"PE": 4})}
 
 
 def test_stats_with_a_bare_signed_bonus_and_table_rows_with_colons():
@@ -168,9 +171,12 @@ def test_stats_with_a_bare_signed_bonus_and_table_rows_with_colons():
     (char,) = _sheet("<p>Nome: Aiko</p><p>Forza: 5 + 1</p><p>Agilità: 4+2</p>"
                      "<table><tr><td>Destrezza:</td><td>4+2</td></tr><tr><td>Costituzione:</td><td>5 (+1)</td></tr>"
                      "<tr><td>Intelligenza</td><td>3 - 1</td></tr><tr><td>Volontà:</td><td>6</td></tr></table>"
+                     "<p>Percezione: 4 (bonus +1)</p><p>Carisma: 5 (Bonus: -2)</p><p>Saggezza 3 (+2 bonus)</p>"
                      ).characters.values()
+    # "(bonus +1)" was read as bonus 0
     assert char.stats == {"Forza": Stat(5, 1), "Agilità": Stat(4, 2), "Destrezza": Stat(4, 2),
-                          "Costituzione": Stat(5, 1), "Intelligenza": Stat(3, -1), "Volontà": Stat(6, 0)}
+                          "Costituzione": Stat(5, 1), "Intelligenza": Stat(3, -1), "Volontà": Stat(6, 0),
+                          "Percezione": Stat(4, 1), "Carisma": Stat(5, -2), "Saggezza": Stat(3, 2)}
 
 
 _NICCOLO = ("<html><head>{meta}</head><body><div class='scheda'><p>Nome: Niccolò</p><p>Agilità: 5 (+1)</p>"
