@@ -54,8 +54,9 @@ class PageRecord:
 @dataclass(frozen=True)
 class SheetRecord:
     """What became of one sheet link: outcome is "ok", "missing" (404/410), "forbidden" (401/403),
-    "unavailable" (another 4xx but 408/429), "blocked" (robots.txt), "other_host" (not followed), "refused"
-    (host/address not allowed) or "unreadable" (parse error)."""
+    "unavailable" (another 4xx but 408/429), "blocked" (robots.txt), "other_host" (not followed, or redirected
+    off the thread's host: not read), "refused" (host/address not allowed) or "unreadable" (parse error, e.g.
+    PageTooDeep)."""
 
     url: str
     outcome: str

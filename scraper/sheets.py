@@ -244,20 +244,23 @@ _NAME_PREFIX = re.compile(r"^\W{0,3}(?P<kind>tecnica|arma|armatura|potere|abilit
                           r"\s*:\s*(?P<rest>\S.*)$", re.IGNORECASE)
 _LEAD_TYPE = re.compile(r"^[\[(](?P<t>[^\[\]()]+)[\])]\s*(?P<n>[^\[\]()].*)$")
 _TRAIL_TYPE = re.compile(r"^(?P<n>[^\[\]()]+?)\s*[\[(](?P<t>[^\[\]()]*)[\])]\s*:?$")
+_DASH_TYPE = re.compile(r"^(?P<n>[^\[\]()]+?)\s+[—–-]\s+(?P<t>(?:offensiv|difensiv|potenziament|curativ|support|passiv|"
+                        r"arma\b|armatura|tecnica|potere)[^:\d]{0,50})$", re.IGNORECASE)
 _NAME_TYPE = re.compile(r"^(?P<n>[^:\d]{1,60}?)\s*:\s*(?P<t>[^:\d]{1,60})$")
 
 
 def _new_technique(text: str, section: str) -> _TechBuilder:
     """A technique from its name line: the name, with a kind prefix (`Tecnica: Cero`), a type in brackets before
-    or after it (`[Offensiva] Cero`, `Artigli Affilati [Arma, Offensiva Fisica]`) or after a colon (`Fendente:
-    Offensiva Fisica`) read into kind/type, never left in the name."""
+    or after it (`[Offensiva] Cero`, `Artigli Affilati [Arma, Offensiva Fisica]`), after a colon (`Fendente:
+    Offensiva Fisica`) or a dash (`Scatto – Potenziamento`) read into kind/type, never left in the name."""
     kind = section
     m = _NAME_PREFIX.match(text)
     if m:
         kind = _SECTION_KIND.get(m.group("kind").lower(), m.group("kind").lower())
         text = m.group("rest")
     type_text = None
-    m = _LEAD_TYPE.match(text) or _TRAIL_TYPE.match(text) or _NAME_TYPE.match(text)
+    m = _LEAD_TYPE.match(text) or _TRAIL_TYPE.match(text) or _NAME_TYPE.match(text) or \
+        (_DASH_TYPE.match(text) if " " in text else None)
     if m:
         text, type_text = m.group("n"), m.group("t")
     tb = _TechBuilder(text.strip(" :*•-"), kind)

@@ -238,7 +238,8 @@ def test_list_items_and_technique_names_with_kind_or_type():
                  "<p>Tecnica: Raffica — Tipo: Offensiva — Potenziale: B (11) — Costo: 4 PE</p>"
                  "<p>Arma: Zanpakuto<br>Potenziale: B (12)</p>"
                  "<ul><li><b>Fendente</b>: Offensiva Fisica, Potenziale C (7), Raggio Ottimale Corto, Costo 3 PE</li></ul>"
-                 "<p>• Lama di Vento: Offensiva a Distanza; Potenziale C (8); Raggio Ottimale 10 m; Costo 5 PE</p>")
+                 "<p>• Lama di Vento: Offensiva a Distanza; Potenziale C (8); Raggio Ottimale 10 m; Costo 5 PE</p>"
+                 "<p>Scatto – Potenziamento – Potenziale C (5) – Costo 2 PE</p><p>Taglio - Vento<br>Potenziale: D (2)</p>")
     assert [_tech(t) for t in reg.techniques.values()] == [
         ("Katana", "arma", None, None, None, None, {}, {}),
         ("Wakizashi", "arma", None, None, None, None, {}, {}),
@@ -247,7 +248,9 @@ def test_list_items_and_technique_names_with_kind_or_type():
         ("Raffica", "tecnica", "Offensiva", "B", 11, None, {"PE": 4}, {}),
         ("Zanpakuto", "arma", None, "B", 12, None, {}, {}),
         ("Fendente", "tecnica", "Offensiva Fisica", "C", 7, "Corto", {"PE": 3}, {}),
-        ("Lama di Vento", "tecnica", "Offensiva a Distanza", "C", 8, "10 m", {"PE": 5}, {})]
+        ("Lama di Vento", "tecnica", "Offensiva a Distanza", "C", 8, "10 m", {"PE": 5}, {}),
+        ("Scatto", "tecnica", "Potenziamento", "C", 5, None, {"PE": 2}, {}),
+        ("Taglio - Vento", "tecnica", None, "D", 2, None, {}, {})]  # a dash inside a name stays
     assert reg.characters["Aiko"].techniques == tuple(reg.techniques)
 
 
