@@ -353,7 +353,10 @@ def test_each_page_is_parsed_once(local_forum, local_fetcher, fixtures_dir, monk
     monkeypatch.setattr(parse_mod, "parse_page", counting)
     local_forum.load_forum(FF)
     history = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher).history
-    assert len(calls) == len(FF_PAGES) == history.thread.pages
+    # changed 2026-12-01: a sheet that is a thread post is read once by parse_page too (its author is the player)
+    sheets = [u for u in calls if "7000010" in u]
+    assert sheets == [local_forum.url("/?t=70000102")]  # the phpBB sheet; the ForumFree one names its player
+    assert len([u for u in calls if u not in sheets]) == len(FF_PAGES) == history.thread.pages
     # same history as the offline parse of the same pages, characters from the sheets included
     offline = _offline(fixtures_dir, FF)
     assert [_essence(p)[:3] for p in history.posts] == [_essence(p)[:3] for p in offline.posts]
@@ -398,3 +401,58 @@ def test_cp1252_page_with_pasted_utf8_over_http(ctype, local_forum, local_fetche
     first = result.history.posts[0]
     assert first.body.startswith("Prova: perché e città\nPersonaggio: Elettra")
     assert not any(bad in p.body for p in result.history.posts for bad in ("Ã", "\ufffd", "ŕ", "č"))
+
+
+def test_sheet_url_variants_are_one_sheet_fetched_once(local_forum, local_fetcher):
+    # review: `&st=0`, `/index.php?showtopic=` vs `/?t=`, a trailing `#entry` each cost another GET of the sheet
+    local_forum.load_forum(FF)
+    real = f"https://{FF}"  # the pages keep the forum's links; the server rewrites them to itself when serving
+    local_forum.replace_in_page(FF_PAGES[0], f'href="{real}/?t=70000101"', f'href="{real}/?t=70000101&amp;st=0"')
+    local_forum.replace_in_page(FF_PAGES[0], f'href="{real}/?t=70000102"', f'href="{real}/?t=70000102#entry77"')
+    local_forum.replace_in_page(FF_PAGES[1], f'href="{real}/?t=70000101"',
+                                f'href="{real}/index.php?showtopic=70000101#entry5"')
+    local_forum.replace_in_page(FF_PAGES[1], f'href="{real}/?t=70000102"', f'href="{real}/index.php?t=70000102"')
+    result = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    assert sorted(r.path for r in _page_log(local_forum) if r.path not in FF_PAGES) == ["/?t=70000101",
+                                                                                       "/?t=70000102"]
+    assert [(s.url, s.outcome, s.characters) for s in result.sheets] == [
+        (local_forum.url("/?t=70000101"), "ok", ("Hollow",)), (local_forum.url("/?t=70000102"), "ok", ("Quincy",))]
+
+
+def test_sheet_on_another_port_of_the_same_hostname_is_another_host(local_forum, local_fetcher, fixtures_dir):
+    from tests.forumserver import ForumServer
+
+    local_forum.load_forum(FF)
+    with ForumServer(fixtures_dir) as other:
+        other.set_page("/?t=70000101", fixtures_dir / "sheets" / "hollow.html", content_type="text/html; charset=utf-8")
+        other_url = other.url("/?t=70000101")
+        for page in FF_PAGES:
+            local_forum.replace_in_page(page, f'href="https://{FF}/?t=70000101"', f'href="{other_url}"')
+        # and a sheet that redirects there: fetched (the fetcher allows 127.0.0.1), but not read
+        local_forum.set_behaviour("/?t=70000102", redirect=other_url)
+        result = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+        assert [r.path for r in other.requests_log if r.path != "/robots.txt"] == ["/?t=70000101"]  # the redirect
+    assert [(s.url, s.outcome, s.characters, s.message) for s in result.sheets] == [
+        (other_url, "other_host", (), "scheda su un altro host: non seguita"),
+        (local_forum.url("/?t=70000102"), "other_host", (),
+         f"la scheda rimanda a un altro host ({other_url}): non letta")]
+    assert result.history.registry.characters == {}
+
+
+def test_sheet_charset_from_http_and_too_deep_sheet(local_forum, local_fetcher, fixtures_dir):
+    # review: the sheet's bytes ignored the HTTP charset; a sheet nested beyond the reader's limit must be named
+    # (PageTooDeep) and recorded, and the crawl go on
+    local_forum.load_forum(FF)
+    text = (fixtures_dir / "sheets" / "hollow.html").read_text(encoding="utf-8")
+    assert "Sonìdo" in text and '<meta charset="utf-8">' in text and "<i>Descrizione:</i> Lunghi" in text
+    # iso-8859-15 bytes under a stale utf-8 <meta>: "€" is byte A4, which the meta's reading turns into "¤"
+    latin = text.replace("<i>Descrizione:</i> Lunghi", "<i>Descrizione:</i> € Lunghi").encode("iso-8859-15", "xmlcharrefreplace")
+    local_forum.set_page("/?t=70000101", latin, content_type="text/html; charset=iso-8859-15")
+    deep = text.replace("</body>", "<div>" * 3000 + "</div>" * 3000 + "</body>").encode("utf-8")
+    local_forum.set_page("/?t=70000102", deep, content_type="text/html; charset=utf-8")
+    result = crawl_thread(local_forum.url(FF_PAGES[0]), fetcher=local_fetcher)
+    assert [(s.outcome, s.characters) for s in result.sheets] == [("ok", ("Hollow",)), ("unreadable", ())]
+    assert result.sheets[1].message.startswith("pagina annidata troppo in profondità")
+    techniques = result.history.registry.techniques
+    assert "Sonìdo" in techniques and techniques["Artigli Affilati"].extra["effetto"].startswith("€ Lunghi")
+    assert len(result.history.posts) == 18
