@@ -375,6 +375,38 @@ def test_technique_cost_taken_from_pe_but_not_listed_is_missing_expense_only():
     assert a.characters["Quincy"]["pe"] == 24
 
 
+def _with_freccia(cost, extra):
+    return registry(
+        {"Quincy": {"stats": Q, "extra": {"bonus_statistica": 4}}, "Hollow": {"stats": H, "extra": {"bonus_statistica": 3}}},
+        {"Freccia Sacra": {"potenziale": 10, "category": "C", "cost": cost, "extra": extra}},
+    )
+
+
+def test_an_upkeep_only_technique_charges_its_upkeep_in_the_post_that_uses_it():
+    # a sheet's "Costo: 5 PE a turno" is cost {} and upkeep {PE: 5}: the turn that uses it still pays 5 PE
+    f = Fight(_with_freccia({}, {"mantenimento": {"PE": 5}}))
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    f.post("Quincy", pv=40, pe=30, stats=Q)
+    a = f.replay()
+    [v] = find(a, "registro.missing_expense", "102")
+    assert (v.expected, v.details["technique"], v.details["used_in"]) == (-5, "Freccia Sacra", "100")
+    assert a.characters["Quincy"]["pe"] == 25
+
+
+def test_a_technique_with_cost_and_upkeep_charges_the_cost_in_the_post_that_uses_it():
+    f = Fight(_with_freccia({"PE": 6}, {"mantenimento": {"PE": 2}}))
+    f.post("Quincy", pv=40, pe=30, stats=Q, rolls=[R("1d12+6", 2, ATK_Q)])
+    f.post("Hollow", pv=52, pe=45, stats=H, rolls=[R("1d12+6", 10, SCHIVATA_H)])
+    a = f.replay()
+    assert [(e.technique, e.resource, e.amount) for e in a.snapshots[0].state.fighters["Quincy"].spese] == [
+        ("Freccia Sacra", "PE", 6)]
+    f.post("Quincy", pv=40, pe=24, stats=Q, registro=["-6 PE [Freccia Sacra]"])
+    a = f.replay()
+    assert codes(a, severity="error") == []
+    assert a.characters["Quincy"]["pe"] == 24
+
+
 def test_technique_cost_of_a_post_on_the_fast_path_is_tracked():
     # Quincy's second post: no Stacks, reference stats known, a schema: the step skips the early copy of the
     # Fighter (engine fast path) and must still note the cost of the technique it uses

@@ -341,10 +341,14 @@ def _expenses_used(p: _Post) -> tuple[Expense, ...]:
             continue  # a summon's or an ally's action: not this character's energy
         for n in tag.techniques:
             t = reg.technique(n, p.name, str.lower)  # the poster's own when two characters have one so called
-            if t is None or not t.cost or t.name in seen:
+            if t is None or t.name in seen:
+                continue
+            # a technique with only an upkeep ("5 PE a turno") costs it in the turn it is used (docs/registry.md)
+            cost = t.cost or t.extra.get("mantenimento")
+            if not cost or not isinstance(cost, dict):
                 continue
             seen.add(t.name)
-            for res, amount in t.cost.items():
+            for res, amount in cost.items():
                 res = str(res).upper()
                 if res in ("PE", "PV") and isinstance(amount, int) and amount > 0:
                     out.append(Expense(t.name, res, amount, p.post.id))
