@@ -10,12 +10,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Callable, Mapping, Sequence
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
 from engine.history import CombatHistory, Registry
 
 from .errors import BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, ParseError, ScrapeError
 from .fetch import Fetcher, FetchPolicy, FetchResult, charset_from_content_type
+from .links import origin, sheet_key, sheet_url
 
 Progress = Callable[[int, int, str], None]
 
@@ -437,18 +438,18 @@ def _follow_sheets(fetched: list[_Fetched], fetcher: Fetcher,
     page does."""
     from .sheets import parse_sheet
 
-    thread_origin = _origin(fetched[0].final_url)
+    thread_origin = origin(fetched[0].final_url)
     links: dict[str, tuple[str, str]] = {}  # sheet key → (URL to fetch, the link as the first post wrote it)
     for f in fetched:
         for post in f.page.posts:
             link = post.schema.sheet_url if post.schema else None
             if link:
-                absolute = _sheet_url(urljoin(f.final_url, link))
-                links.setdefault(_sheet_key(absolute), (absolute, link))
+                absolute = sheet_url(urljoin(f.final_url, link))
+                links.setdefault(sheet_key(absolute), (absolute, link))
     registry = Registry()
     records: list[SheetRecord] = []
     for n, (url, written) in enumerate(links.values(), start=1):
-        if urlsplit(url).scheme not in ("http", "https") or _origin(url) != thread_origin:
+        if urlsplit(url).scheme not in ("http", "https") or origin(url) != thread_origin:
             records.append(SheetRecord(url, "other_host", message="scheda su un altro host: non seguita"))
             continue
         try:
@@ -472,7 +473,7 @@ def _follow_sheets(fetched: list[_Fetched], fetcher: Fetcher,
         if progress is not None:
             progress(n, len(links), url)
         final = getattr(result, "final_url", None) or url
-        if _origin(final) != thread_origin:  # redirected off the thread's host: not this forum's sheet
+        if origin(final) != thread_origin:  # redirected off the thread's host: not this forum's sheet
             records.append(SheetRecord(url, "other_host", message=f"la scheda rimanda a un altro host ({final}): "
                                                                   "non letta"))
             continue
@@ -498,47 +499,6 @@ def _load_registry_file(path: str | pathlib.Path | None) -> Registry | None:
     if not p.is_file():
         raise BadSource(f"file del registro non trovato: {path}")
     return load_registry(p)
-
-
-def _origin(url: str) -> tuple[str, int | None]:
-    """Host and port (None for the scheme's default): another port on the same hostname is another host."""
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = -1  # an unreadable port matches no origin but another unreadable one: refused by the fetcher anyway
-    if port == {"http": 80, "https": 443}.get(parts.scheme.lower()):
-        port = None
-    return (parts.hostname or "").lower(), port
-
-
-_FIRST_PAGE = re.compile(r"^(/t\d+)p0(?=-)")  # Forumotion "/t12p0-slug" is "/t12-slug"
-
-
-def _sheet_url(url: str) -> str:
-    """The URL a sheet is fetched at: no fragment (`#entry123`), no first-page offset (`&st=0`, `&start=0`)."""
-    parts = urlsplit(url)
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    query = [(k, v) for k, v in pairs if not (k.lower() in ("st", "start") and v in ("0", ""))]
-    path = _FIRST_PAGE.sub(r"\1", parts.path) or "/"
-    # the query is rebuilt only when an offset went: otherwise it stays byte for byte as written
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path,
-                       urlencode(query) if len(query) != len(pairs) else parts.query, ""))
-
-
-def _sheet_key(url: str) -> str:
-    """One key per sheet whatever form a post links it in: `/index.php?showtopic=N`, `/index.php?t=N` and `/?t=N`
-    are the same ForumFree/Invision topic; a default port is no port."""
-    parts = urlsplit(url)
-    host, port = _origin(url)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    path = parts.path or "/"
-    if path in ("/", "/index.php"):
-        query = [("t" if k.lower() in ("showtopic", "t") else k, v) for k, v in query]
-        if any(k == "t" for k, _ in query):
-            path = "/"
-    netloc = host if port is None else f"{host}:{port}"
-    return urlunsplit((parts.scheme.lower(), netloc, path, urlencode(sorted(query)), ""))
 
 
 def _strip(url: str) -> str:

@@ -15,6 +15,7 @@ from engine.gcpause import collector_paused
 from engine.history import CombatHistory, Post, Registry, Thread
 from scraper.errors import NotAThread, ParseError, ScrapeError
 from scraper.fetch import decode_text, detect_encoding  # the one decoder of page bytes (docs/fetching.md)
+from scraper.links import sheet_link_key
 from scraper.platforms.base import Page, detect_platform, host_of, html_parser, read_html
 from scraper.platforms.config import ForumConfig, ForumConfigSet, resolve_config
 from scraper.platforms.forumotion import pair_gm_posts
@@ -172,14 +173,14 @@ def assign_characters(posts: Iterable[Post], registry: Registry | None = None) -
         if p.character:
             by_author.setdefault(p.author, Counter())[p.character] += 1
             if p.schema is not None and p.schema.sheet_url:
-                by_sheet.setdefault(p.schema.sheet_url, p.character)
+                by_sheet.setdefault(sheet_link_key(p.schema.sheet_url, p.url), p.character)
     players: dict[str, str] = {}
     if registry is not None:
         for ch in registry.characters.values():
             if ch.player:
                 players.setdefault(ch.player, ch.name)
             if ch.sheet_url:
-                by_sheet.setdefault(ch.sheet_url, ch.name)
+                by_sheet.setdefault(sheet_link_key(ch.sheet_url), ch.name)
     out = []
     for p in posts:
         if p.character or p.role != "player":
@@ -187,7 +188,7 @@ def assign_characters(posts: Iterable[Post], registry: Registry | None = None) -
             continue
         name = None
         if p.schema is not None and p.schema.sheet_url:
-            name = by_sheet.get(p.schema.sheet_url)
+            name = by_sheet.get(sheet_link_key(p.schema.sheet_url, p.url))  # any form of the same link
         if name is None:
             name = players.get(p.author)
         if name is None and p.author in by_author:

@@ -261,3 +261,19 @@ def test_decode_html_is_fetchs_decoder():
             ctype = f"text/html; charset={charset}" if charset else None
             assert enc == detect_encoding(data, ctype)
             assert (text if text is not None else data.decode("utf-8")) == decode_text(data, enc).lstrip("\ufeff")
+
+
+@pytest.mark.parametrize("link", ["/?t=555", "https://bleach-gdr.forumfree.it/?t=555#entry9",
+                                  "https://BLEACH-GDR.forumfree.it:443/index.php?showtopic=555&st=0", "index.php?t=555"])
+def test_a_sheet_link_in_another_form_still_names_the_registry_character(fixture_page, link):
+    from dataclasses import replace
+
+    from scraper.parse import assign_characters
+
+    post = next(p for p in parse_pages([fixture_page(HVQ[0])]).posts if p.schema is not None and p.role == "player")
+    post = replace(post, author="Ospite", character=None, schema=replace(post.schema, sheet_url=link))
+    reg = Registry(characters={"Aiko": Character(
+        name="Aiko", sheet_url="https://bleach-gdr.forumfree.it/index.php?showtopic=555")})
+    assert assign_characters([post], reg)[0].character == "Aiko"
+    other = replace(post, schema=replace(post.schema, sheet_url="/?t=556"))
+    assert assign_characters([other], reg)[0].character == "Ospite"  # another topic is another sheet
