@@ -132,6 +132,10 @@ _POOL_WORDS = frozenset(w for a in RESOURCE_ALIASES for w in a.split())  # _firs
 _PATTERN_CACHE: dict[int, tuple[Mapping[str, str], dict[str, re.Pattern[str]]]] = {}
 
 _REGISTRO_HEAD = re.compile(r"^\W{0,3}registro\b\s*[:\-]?\s*(?P<rest>.*)$", re.IGNORECASE)
+# "PV 44/52 - PE 30/40 - Registro: -8 PV [Artigli]": a Registro after a separator in the middle of a line,
+# with its colon or a change right after it (not prose: "…, Registro aggiornato a inizio turno").
+_REGISTRO_MID = re.compile("[|·•,;/\\-\u2010-\u2015\u2212\ufe63\uff0d]\\s*registro\\b"
+                           "(?:\\s*:\\s*|\\s*-?\\s*(?=[+-]\\s*[0-9]))(?P<rest>.*)$", re.IGNORECASE)
 _EMPTY_REGISTRO = re.compile(
     r"^\W{0,3}(?:nessun[ao]?\s+(?:modific\w*|cambiament\w*|variazion\w*)|nessuna|niente|vuoto|n/?a|/|-+|—)?\W{0,3}$",
     re.IGNORECASE)
@@ -306,6 +310,39 @@ def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIA
 _ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)")
 
 
+def _closed_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the closed (...) and [...] of `text` (an unclosed one is none: it never hides a split)."""
+    spans = []
+    opened: dict[str, list[int]] = {"(": [], "[": []}
+    for i, c in enumerate(text):
+        if c in "([":
+            opened[c].append(i)
+        elif c in ")]":
+            stack = opened["(" if c == ")" else "["]
+            if stack:
+                spans.append((stack.pop(), i))
+    return spans
+
+
+def _split_entries(text: str) -> list[str]:
+    """`_ENTRY_SPLIT.split(text)` at the separators outside brackets only: "-8 PV (Artigli, -3 PE Sonido)" is
+    one entry, its label holding the comma; "-8 PV [Artigli], -3 PE [Sonido]" two."""
+    if "(" not in text and "[" not in text:
+        return _ENTRY_SPLIT.split(text)
+    cuts = list(_ENTRY_SPLIT.finditer(text))
+    if not cuts:
+        return [text]
+    spans = _closed_spans(text)
+    parts = []
+    pos = 0
+    for m in cuts:
+        if not any(s < m.start() < e for s, e in spans):
+            parts.append(text[pos:m.start()])
+            pos = m.end()
+    parts.append(text[pos:])
+    return parts
+
+
 def _read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[RegistroEntry], bool]:
     """The entries of one Registro line (several may share it, split by `;` or `,`), and whether some part of
     it looks like a change (a number next to a pool name) but could not be read."""
@@ -313,7 +350,7 @@ def _read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[Registro
     pats = _patterns(aliases)
     entries: list[RegistroEntry] = []
     unread = False
-    for p in (_ENTRY_SPLIT.split(text) if ";" in text or "," in text else (text,)):
+    for p in (_split_entries(text) if ";" in text or "," in text else (text,)):
         if not p.strip():
             continue
         found = _part_entries(p, pats, aliases)
@@ -676,18 +713,26 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue
+        registro_here = False  # the Registro starts in the middle of this line
         if "egistro" in line or "EGISTRO" in line:
             head = _REGISTRO_HEAD.match(line)
-            if head:
+            mid = _REGISTRO_MID.search(line) if head is None else None
+            if mid is not None and not _depth0(line, mid.start()):
+                mid = None  # "-8 PV [Danni - Registro: x]": a label's text
+            if head or mid:
                 in_registro = True
                 registro = registro if registro is not None else []
-                rest = head.group("rest").strip()
+                rest = (head or mid).group("rest").strip()  # type: ignore[union-attr]
                 if rest and not _EMPTY_REGISTRO.match(rest):
                     entries, unread = _read_registro(rest, aliases)
                     registro.extend(entries)
                     registro_unread = registro_unread or unread
-                continue
-        if in_registro:
+                if head:
+                    continue
+                # "PV 44/52 - PE 30/40 - Registro: -8 PV [Artigli]": what comes before is read as usual
+                line = line[:mid.start()].rstrip()  # type: ignore[union-attr]
+                registro_here = True
+        if in_registro and not registro_here:
             if _EMPTY_REGISTRO.match(line):
                 continue
             entries, unread = _read_registro(line, aliases)

@@ -339,6 +339,45 @@ def test_several_changes_on_one_registro_line(text, entries):
     assert _entries(schema) == entries and "registro" not in schema.missing
 
 
+@pytest.mark.parametrize("text, entries", [
+    # a comma inside a label's brackets does not split it
+    ("PV 44/52\nRegistro: -8 PV (Artigli, -3 PE Sonido)", [(-8, "PV", "Artigli, -3 PE Sonido")]),
+    ("Registro:\n-8 PV [Artigli, Sonido], -3 PE [Sonido]", [(-8, "PV", "Artigli, Sonido"), (-3, "PE", "Sonido")]),
+    ("Registro: -8 PV [Artigli], -3 PE [Sonido]", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro: -8 PV (Artigli), PE -3 (Sonido)", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    # a bracket that never closes hides no separator
+    ("Registro: -8 PV (Artigli, -3 PE (Sonido)", [(-8, "PV", "(Artigli"), (-3, "PE", "Sonido")]),
+])
+def test_a_comma_inside_brackets_does_not_split_entries(text, entries):
+    schema = parse_schema(text)
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("text, pools, entries", [
+    ("PV 44/52 - PE 30/40 - Registro: -8 PV [Artigli]", {"PV": (44, 52), "PE": (30, 40)}, [(-8, "PV", "Artigli")]),
+    ("PV: 44/52 | PE: 30/40 | Registro: -8 PV [Artigli]; -3 PE [Sonido]", {"PV": (44, 52), "PE": (30, 40)},
+     [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("[b]PV[/b] 44/52 · [b]Registro:[/b] -8 PV [Artigli]", {"PV": (44, 52)}, [(-8, "PV", "Artigli")]),
+    ("PV 44/52 | Registro -8 PV [Artigli]", {"PV": (44, 52)}, [(-8, "PV", "Artigli")]),
+    # the Registro goes on on the next lines, up to a blank line
+    ("PV 44/52 - PE 30/40 - Registro:\n-8 PV [Artigli]\n-3 PE [Sonido]\n\nPE 5/6",
+     {"PV": (44, 52), "PE": (30, 40)}, [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("PV 44/52 | PE 30/40 | Registro: nessuna modifica", {"PV": (44, 52), "PE": (30, 40)}, []),
+])
+def test_a_registro_in_the_middle_of_a_line(text, pools, entries):
+    schema = parse_schema(text)
+    assert {k: (r.current, r.max) for k, r in schema.resources.items()} == pools
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+def test_registro_in_prose_is_not_a_registro():
+    assert parse_schema("Un solo Attacco per turno, Registro aggiornato a inizio turno.") is None
+    schema = parse_schema("PV 44/52 | Registro in fondo al post")
+    assert schema.registro is None and schema.resources == {"PV": Resource(44, 52)}
+    schema = parse_schema("Registro:\n-8 PV [Danni - Registro: 3]")
+    assert _entries(schema) == [(-8, "PV", "Danni - Registro: 3")]
+
+
 def test_parse_registro_line_gives_the_first_of_several():
     e = parse_registro_line("-8 PV -3 PE [Artigli]")
     assert (e.amount, e.resource, e.label, e.raw) == (-8, "PV", "Artigli", "-8 PV -3 PE [Artigli]")

@@ -69,10 +69,28 @@ def refparse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_A
     return entries[0] if entries else None
 
 
+def ref_inside_closed(text: str, p: int) -> bool:
+    """Whether `p` is inside a (...) or [...] that closes (an opening still open at `p` whose close follows)."""
+    for o, c in ("()", "[]"):
+        depth = 0
+        for ch in text[:p]:
+            depth = depth + 1 if ch == o else max(depth - 1, 0) if ch == c else depth
+        balance = 0
+        for ch in text[p:]:
+            balance += (ch == c) - (ch == o)
+            if depth and balance >= 1:
+                return True
+    return False
+
+
 def ref_read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[RegistroEntry], bool]:
     """changed 2026-12-01: the entries read, and whether a part looking like a change was not read."""
     text = _BULLET.sub("", text)
-    parts = [p for p in re.split(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)", text) if p.strip()]
+    # changed 2026-12-01: no split inside a closed (...) or [...] ("-8 PV (Artigli, -3 PE Sonido)" is one entry)
+    cuts = [m for m in re.finditer(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)", text)
+            if not ref_inside_closed(text, m.start())]
+    parts = [p for p in (text[a.end() if a else 0:b.start() if b else len(text)]
+                         for a, b in zip([None] + cuts, cuts + [None])) if p.strip()]
     entries: list[RegistroEntry] = []
     unread = False
     for p in parts:
@@ -193,16 +211,23 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
             in_registro = False  # a blank line ends the Registro
             continue
         head = _REGISTRO_HEAD.match(line) if ("egistro" in line or "EGISTRO" in line) else None
-        if head:
+        # changed 2026-12-01: a Registro after a separator mid-line (outside brackets); the text before it is
+        # read as any line
+        mid = re.search(r"(?i)[|·•,;/-]\s*registro\b(?:\s*:\s*|\s*-?\s*(?=[+-]\s*\d))(?P<rest>.*)$", line) \
+            if head is None else None
+        mid = mid if mid is not None and _depth0(line, mid.start()) else None
+        if head or mid:
             in_registro = True
             registro = registro if registro is not None else []
-            rest = head.group("rest").strip()
+            rest = (head or mid).group("rest").strip()
             if rest and not _EMPTY_REGISTRO.match(rest):
                 entries, unread = ref_read_registro(rest, aliases)  # changed 2026-12-01: partial reads kept
                 registro.extend(entries)
                 registro_unread = registro_unread or unread
-            continue
-        if in_registro:
+            if head:
+                continue
+            line = line[:mid.start()].rstrip()
+        if in_registro and not mid:
             if _EMPTY_REGISTRO.match(line):
                 continue
             entries, unread = ref_read_registro(line, aliases)
