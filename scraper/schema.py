@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterable, Mapping, Sequence
 
 from engine.fastdata import maker
@@ -69,6 +70,20 @@ def _unify_signs(text: str) -> str:
     return text.translate(_SIGN_TABLE)
 _MAX_LINE = 300  # schema lines are short; prose paragraphs are skipped for pools and stats
 
+# Digits that NFKC reads as ASCII ones (fullwidth "４４/５２", mathematical, segmented) are read as those in
+# schema numbers; any other non-ASCII digit ("٣") is no digit (the patterns say [0-9], never \d). Dice text
+# reads ASCII digits only (scraper.dicetag: a roll is what the forum rendered).
+_NFKC_DIGIT = re.compile("[\uff10-\uff19\U0001d7ce-\U0001d7ff\U0001fbf0-\U0001fbf9]")
+_NFKC_DIGITS = {cp: unicodedata.normalize("NFKC", chr(cp))
+                for lo, hi in ((0xFF10, 0xFF19), (0x1D7CE, 0x1D7FF), (0x1FBF0, 0x1FBF9)) for cp in range(lo, hi + 1)}
+
+
+def _ascii_digits(text: str) -> str:
+    """`text` with the digits of _NFKC_DIGIT as ASCII ones (same length); ASCII text is returned as is."""
+    if text.isascii() or _NFKC_DIGIT.search(text) is None:
+        return text
+    return text.translate(_NFKC_DIGITS)
+
 
 def _alias_pattern(aliases: Mapping[str, str]) -> str:
     names = sorted((re.escape(a).replace(r"\ ", r"\s+") for a in aliases), key=len, reverse=True)
@@ -82,43 +97,43 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
         # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44", "PV: -3/52"; not "PE -6 (Freccia)" (a change: a
         # negative value needs its max) and "PV -3/52" is -3 (a "-" is a separator only before a space)
         "pool": re.compile(
-            rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?!\d)\s*)?(?P<cur>\d{{1,6}}|-\d{{1,6}}(?=\s*(?:/|su|di)\s*\d))"
-            rf"(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?(?![\d{_W}])",
+            rf"(?<![{_W}0-9])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?![0-9])\s*)?(?P<cur>[0-9]{{1,6}}|-[0-9]{{1,6}}(?=\s*(?:/|su|di)\s*[0-9]))"
+            rf"(?:\s*(?:/|su|di)\s*(?P<max>[0-9]{{1,6}}))?(?![0-9{_W}])",
             re.IGNORECASE),
         # "44/52 PV"; a bare "5 PE" is an amount (a cost "(5 PE)", a change "8 PV [Artigli]"), never the pool
         "pool_after": re.compile(
-            rf"(?<![\d+\-{_W}])(?P<cur>\d{{1,6}})\s*(?:/|su|di)\s*(?P<max>\d{{1,6}})\s*(?P<name>{alias})"
+            rf"(?<![0-9+\-{_W}])(?P<cur>[0-9]{{1,6}})\s*(?:/|su|di)\s*(?P<max>[0-9]{{1,6}})\s*(?P<name>{alias})"
             rf"(?![{_W}])", re.IGNORECASE),
         "stat": re.compile(
-            rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>\d{{1,5}})(?![\d.,]\d)"
+            rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>[0-9]{{1,5}})(?![0-9.,][0-9])"
             # the bonus in brackets "(+1)", "[+1]", "(1)", or signed without them "5 + 1", "5 +1" (not a modifier
             # "+2 [Arma]", a fraction, a die)
-            rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*\d))(?P<bonus>[+-]?\s*\d{{1,5}})"
-            rf"(?(o)\s*[)\]]|(?![\d.,]\d|\d|\s*[\[/]|[dD]\d)))?",
+            rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*[0-9]))(?P<bonus>[+-]?\s*[0-9]{{1,5}})"
+            rf"(?(o)\s*[)\]]|(?![0-9.,][0-9]|[0-9]|\s*[\[/]|[dD][0-9])))?",
             re.IGNORECASE),
         # A table cell holding only a pool or stat name: its value is in the next cell (next line).
         "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),
         "stat_any": re.compile(
             rf"(?<![{_W}])(?P<name>[A-ZÀ-Ý][{_W}'\u2019]{{2,30}}(?: [A-ZÀ-Ý][{_W}'\u2019]{{2,30}})?)\s*(?::\s*)?"
-            rf"(?P<base>\d{{1,5}})"
-            rf"\s*\(\s*(?P<bonus>[+-]\s*\d{{1,5}})\s*\)"),
+            rf"(?P<base>[0-9]{{1,5}})"
+            rf"\s*\(\s*(?P<bonus>[+-]\s*[0-9]{{1,5}})\s*\)"),
         # Registro entries, sign first ("-8 PV [..]", "-5 PE: Freccia Sacra") or pool first ("PE -5 (..)")
         "entry_a": re.compile(
-            rf"(?P<amt>[+-]\s*\d{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>[^;]*)",
+            rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>[^;]*)",
             re.IGNORECASE),
         "entry_b": re.compile(
-            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*\d{{1,6}})(?!\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
+            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*[0-9]{{1,6}})(?!\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
             re.IGNORECASE),
         # One change anywhere in a Registro line ("-8 PV", "PE -5"): a line holding several is split at them.
         "core": re.compile(
-            rf"(?P<amt>[+-]\s*\d{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
-            rf"|(?<![{_W}])(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*\d{{1,6}})(?!\s*/)",
+            rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
+            rf"|(?<![{_W}])(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*[0-9]{{1,6}})(?!\s*/)",
             re.IGNORECASE),
         # What looks like a change at the start of a Registro line (after a "Label:"): a number next to a pool
         # name ("8 PV [Artigli]", "-1,5 PV", "PV: 36"), not a complete pool reading ("PV 36/52", "36/52 PV").
         "change": re.compile(
-            rf"(?:[^:\[\]\d]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
-            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,6}}(?![0-9])(?!\s*(?:/|su|di)\s*\d))",
+            rf"(?:[^:\[\]0-9]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
+            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,6}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
             re.IGNORECASE),
     }
     # Case-sensitive twins run on the lowercased line: IGNORECASE on non-ASCII text is about twice as slow.
@@ -142,8 +157,8 @@ _EMPTY_REGISTRO = re.compile(
 # A dash is a bullet only before a signed amount ("- -2 PE") or a word ("- PE -5"): "- 8 PV [Artigli]" in a
 # Registro is a loss of 8, written with a space after its minus.
 # Numbered items: "1)", "1.", "1-" before a space (and "1-" only before a signed amount, a word or a "[").
-_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z])|\d{1,2}[.)](?=\s)"
-                     r"|\d{1,2}-(?=\s+(?:[+-]\s*\d|[A-Za-z\[])))\s*")
+_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*[0-9])|-\s+(?=[A-Za-z])|[0-9]{1,2}[.)](?=\s)"
+                     r"|[0-9]{1,2}-(?=\s+(?:[+-]\s*[0-9]|[A-Za-z\[])))\s*")
 _LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
 _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
                    re.IGNORECASE)
@@ -304,10 +319,10 @@ def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIA
     """
     if not isinstance(line, str):
         return None
-    return _registro_entry(line, _patterns(aliases), aliases)
+    return _registro_entry(_ascii_digits(line), _patterns(aliases), aliases)
 
 
-_ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)")
+_ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*[0-9]|[A-Za-z]{2}\s*[+-]\s*[0-9])")
 
 
 def _closed_spans(text: str) -> list[tuple[int, int]]:
@@ -388,7 +403,7 @@ def _pick_sheet(links: Iterable[object], text_lines: Sequence[str], pattern: re.
 
 
 # "Potenza 14 - Resistenza 6 = 8" is a calculation; "Forza 5 (+1) = 6" (a stat and its total) is not.
-_CALC_EQUALS = re.compile(r"\d\s*=")
+_CALC_EQUALS = re.compile(r"[0-9]\s*=")
 _DIGITS_SIGNS = frozenset("0123456789+-[<")
 _WORD = re.compile(rf"[{_W}]+")
 _STAT_WORDS = frozenset(_STAT_CANON)
@@ -423,8 +438,8 @@ def _strength(line: str, first: int) -> int:
     return 2 if _LEAD.match(line[:first]) else 1
 
 
-_BONUS_CELL = re.compile(r"^\s*[(\[]?\s*([+-]\s*\d{1,5})\s*[)\]]?\s*$")
-_STARTS_WITH_NUMBER = re.compile(r"^\W{0,3}[+-]?\d")
+_BONUS_CELL = re.compile(r"^\s*[(\[]?\s*([+-]\s*[0-9]{1,5})\s*[)\]]?\s*$")
+_STARTS_WITH_NUMBER = re.compile(r"^\W{0,3}[+-]?[0-9]")
 
 
 def _join_cells(lines: list[str], name_cell: re.Pattern[str]) -> list[str]:
@@ -472,7 +487,7 @@ def _is_calc(line: str) -> bool:
 
 _NO_VALUES: tuple = ((), 1, (), 1, ())
 _PLAIN_ALIAS = re.compile(rf"[{_W}]+(?: [{_W}]+)*")
-_DIGIT_RUN = re.compile(r"\d+")
+_DIGIT_RUN = re.compile(r"[0-9]+")
 _BONUS_OPEN = re.compile(r"\(\s*[+-]")  # what every `Nome N (+M)` holds
 # A stat name starts a letter run that is one of these ("volonta'" starts the run "volonta").
 _STAT_RUNS = frozenset(k.rstrip("'\u2019") for k in _STAT_CANON)
@@ -667,6 +682,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
     """
     if not isinstance(text, str):
         text = ""
+    text = _ascii_digits(text)  # "PV ４４/５２" is PV 44/52
     try:
         pattern = re.compile(sheet_pattern, re.IGNORECASE) if isinstance(sheet_pattern, str) else sheet_pattern
     except re.error:

@@ -370,6 +370,21 @@ def test_a_registro_in_the_middle_of_a_line(text, pools, entries):
     assert _entries(schema) == entries and "registro" not in schema.missing
 
 
+def test_fullwidth_digits_are_read_in_schema_numbers():
+    # NFKC digits ("４", "𝟒") read as ASCII ones in pools, stats and the Registro, on every line alike
+    schema = parse_schema("PV ４４/５２\nPE: ３０ su ４０\nForza ５ (+１) | Mente 𝟒\nRegistro:\n－８ PV [Artigli]\nPE -３ (Sonido)")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
+    assert schema.stats == {"Forza": Stat(5, 1), "Mente": Stat(4, 0)}
+    assert _entries(schema) == [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]
+    assert schema.missing == ("sheet_url",)
+    e = parse_registro_line("PE －５ (Freccia Sacra)")
+    assert (e.amount, e.resource, e.label) == (-5, "PE", "Freccia Sacra")
+    # other non-ASCII digits are no digits, with or without an ASCII one elsewhere in the post
+    assert parse_schema("PV ٤٤/٥٢") is None
+    schema = parse_schema("PV ٤٤/٥٢\nPE 30/40\nForza ٥ (+1)\nRegistro: -٨ PV [Artigli]")
+    assert schema.resources == {"PE": Resource(30, 40)} and schema.stats == {} and schema.registro == ()
+
+
 def test_registro_in_prose_is_not_a_registro():
     assert parse_schema("Un solo Attacco per turno, Registro aggiornato a inizio turno.") is None
     schema = parse_schema("PV 44/52 | Registro in fondo al post")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterable, Mapping
 
 from hypothesis import given, settings
@@ -65,8 +66,16 @@ def refparse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_A
 
     None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
     """
+    if isinstance(line, str):
+        line = ref_nfkc_digits(line)  # changed 2026-12-01: "−８ PV" is -8 PV
     entries = ref_part_entries(line, aliases)
     return entries[0] if entries else None
+
+
+def ref_nfkc_digits(text: str) -> str:
+    """changed 2026-12-01: the digits NFKC makes ASCII ones ("４") are those; other non-ASCII digits ("٣") none."""
+    return "".join(unicodedata.normalize("NFKC", c) if unicodedata.category(c) == "Nd" and not c.isascii()
+                   and unicodedata.normalize("NFKC", c).isascii() else c for c in text)
 
 
 def ref_inside_closed(text: str, p: int) -> bool:
@@ -87,7 +96,7 @@ def ref_read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[Regis
     """changed 2026-12-01: the entries read, and whether a part looking like a change was not read."""
     text = _BULLET.sub("", text)
     # changed 2026-12-01: no split inside a closed (...) or [...] ("-8 PV (Artigli, -3 PE Sonido)" is one entry)
-    cuts = [m for m in re.finditer(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)", text)
+    cuts = [m for m in re.finditer(r";|,\s*(?=[+-]\s*[0-9]|[A-Za-z]{2}\s*[+-]\s*[0-9])", text)
             if not ref_inside_closed(text, m.start())]
     parts = [p for p in (text[a.end() if a else 0:b.start() if b else len(text)]
                          for a, b in zip([None] + cuts, cuts + [None])) if p.strip()]
@@ -179,6 +188,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
     """
     if not isinstance(text, str):
         text = ""
+    text = ref_nfkc_digits(text)  # changed 2026-12-01: schema numbers in fullwidth digits are read
     try:
         pattern = re.compile(sheet_pattern, re.IGNORECASE) if isinstance(sheet_pattern, str) else sheet_pattern
     except re.error:
@@ -213,7 +223,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
         head = _REGISTRO_HEAD.match(line) if ("egistro" in line or "EGISTRO" in line) else None
         # changed 2026-12-01: a Registro after a separator mid-line (outside brackets); the text before it is
         # read as any line
-        mid = re.search(r"(?i)[|·•,;/-]\s*registro\b(?:\s*:\s*|\s*-?\s*(?=[+-]\s*\d))(?P<rest>.*)$", line) \
+        mid = re.search(r"(?i)[|·•,;/-]\s*registro\b(?:\s*:\s*|\s*-?\s*(?=[+-]\s*[0-9]))(?P<rest>.*)$", line) \
             if head is None else None
         mid = mid if mid is not None and _depth0(line, mid.start()) else None
         if head or mid:
@@ -294,7 +304,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
 PIECES = ["PV", "pv", "Pv", "Punti Vita", "punti  salute", "PE", "Cosmo", "PF", "PS", "sp", "PR", "hp", "vita",
           "Forza", "FORZA", "Volontà", "volonta'", "Reattività", "Mente", "Destrezza", "Tizio", "Nome", "Personaggio",
           "Registro", "registro", "Scheda", "nessuna", "attuali", "su", "di", "vs", "contro", "danni", "Incasso",
-          "0", "5", "44", "52", "1000", "1234567", "٣", "12.5", "3,2",
+          "0", "5", "44", "52", "1000", "1234567", "٣", "12.5", "3,2", "４", "５２", "𝟒",
           " ", "  ", "\t", ": ", ":", "/", " / ", " su ", "|", " | ", "=", "-", "+", "- ", "(", ")", "(+1)", "( -2 )",
           "(0)", "[", "]", "{", "}", "[b]", "[/b]", "<b>", "&amp;", "&colon;", "'", "«", "»", ".", ",", ";", "•", "*",
           "−", "—", "×", "\u00a0", "é", "İ", "K", "ſ", "\n", "\n", "\n", "\n\n", "\r\n", "\u2028", "#1 'Attacco (d12)' :"]
@@ -305,7 +315,7 @@ NAMES = ["PV", "Punti Vita", "punti salute", "PE", "Cosmo", "PF", "PD", "hp", "F
          "Velocita’", "Abilita'",
          "Mente", "Reattività", "Tizio", "Mana", "Punti Danno"]
 SEPS = ["", " ", ": ", ":", " :  ", " = ", " | ", "-"]
-NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5"]
+NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5", "４４", "５"]
 MAXES = ["", "/52", " / 52", " su 48", "di 9", "/1234567"]
 BONUS = ["", " (+1)", "(-2)", " ( + 3 )", " (4)", " [+1]", " (+1", "(+123456)"]
 item = st.tuples(st.sampled_from(NAMES), st.sampled_from(SEPS), st.sampled_from(NUMS), st.sampled_from(MAXES),
