@@ -90,6 +90,15 @@ def _alias_pattern(aliases: Mapping[str, str]) -> str:
     return "(?:" + "|".join(names) + ")"
 
 
+# A pool's number: "1.000" is a thousand (an Italian thousands dot), "44,5" or "44.5" is no pool value (a
+# decimal: not read, rather than read as 44).
+_N = r"(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]{1,6})(?![.,][0-9])"
+
+
+def _int(number: str) -> int:
+    return int(number) if "." not in number else int(number.replace(".", ""))
+
+
 def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
     alias = _alias_pattern(aliases)
     stat = "(?:" + "|".join(sorted((re.escape(k) for k in _STAT_CANON), key=len, reverse=True)) + ")"
@@ -97,12 +106,12 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
         # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44", "PV: -3/52"; not "PE -6 (Freccia)" (a change: a
         # negative value needs its max) and "PV -3/52" is -3 (a "-" is a separator only before a space)
         "pool": re.compile(
-            rf"(?<![{_W}0-9])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?![0-9])\s*)?(?P<cur>[0-9]{{1,6}}|-[0-9]{{1,6}}(?=\s*(?:/|su|di)\s*[0-9]))"
-            rf"(?:\s*(?:/|su|di)\s*(?P<max>[0-9]{{1,6}}))?(?![0-9{_W}])",
+            rf"(?<![{_W}0-9])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?![0-9])\s*)?(?P<cur>{_N}|-[0-9]{{1,6}}(?=\s*(?:/|su|di)\s*[0-9]))"
+            rf"(?:\s*(?:/|su|di)\s*(?P<max>{_N}))?(?![0-9{_W}])",
             re.IGNORECASE),
         # "44/52 PV"; a bare "5 PE" is an amount (a cost "(5 PE)", a change "8 PV [Artigli]"), never the pool
         "pool_after": re.compile(
-            rf"(?<![0-9+\-{_W}])(?P<cur>[0-9]{{1,6}})\s*(?:/|su|di)\s*(?P<max>[0-9]{{1,6}})\s*(?P<name>{alias})"
+            rf"(?<![0-9+\-{_W}])(?<![0-9][.,])(?P<cur>{_N})\s*(?:/|su|di)\s*(?P<max>{_N})\s*(?P<name>{alias})"
             rf"(?![{_W}])", re.IGNORECASE),
         "stat": re.compile(
             rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>[0-9]{{1,5}})(?![0-9.,][0-9])"
@@ -127,12 +136,14 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
         # One change anywhere in a Registro line ("-8 PV", "PE -5"): a line holding several is split at them.
         "core": re.compile(
             rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
-            rf"|(?<![{_W}])(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*[0-9]{{1,6}})(?!\s*/)",
+            # (not a pool name that is the unit of a number before it: "Cura 5 PV: +5 PV" is +5 PV, not PV +5)
+            rf"|(?<![{_W}])(?<![0-9])(?<![0-9]\s)(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*[0-9]{{1,6}})"
+            rf"(?!\s*/)",
             re.IGNORECASE),
-        # What looks like a change at the start of a Registro line (after a "Label:"): a number next to a pool
+        # What looks like a change at the start of a Registro line (after a "Label:", digits and all): a number next to a pool
         # name ("8 PV [Artigli]", "-1,5 PV", "PV: 36"), not a complete pool reading ("PV 36/52", "36/52 PV").
         "change": re.compile(
-            rf"(?:[^:\[\]0-9]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
+            rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
             rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,6}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
             re.IGNORECASE),
     }
@@ -640,8 +651,8 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
         if name in seen:
             continue
         seen.add(name)
-        mx = int(m.group("max")) if m.group("max") else None
-        pools.append((name, _resource(current=int(m.group("cur")), max=mx)))
+        mx = _int(m.group("max")) if m.group("max") else None
+        pools.append((name, _resource(current=_int(m.group("cur")), max=mx)))
     stat_spans: list[tuple[int, int]] = []
     line_stats: list[tuple[str, Stat]] = []
     seen = set()

@@ -385,6 +385,30 @@ def test_fullwidth_digits_are_read_in_schema_numbers():
     assert schema.resources == {"PE": Resource(30, 40)} and schema.stats == {} and schema.registro == ()
 
 
+@pytest.mark.parametrize("text, pools", [
+    # an Italian thousands dot: "1.000" is a thousand, never 1
+    ("Punti Salute: 1.000/1.200", {"PV": (1000, 1200)}),
+    ("PV 1.000 su 1.200 | PE: 830/1.000", {"PV": (1000, 1200), "PE": (830, 1000)}),
+    ("1.000/1.200 PV", {"PV": (1000, 1200)}),
+    # a decimal is no pool value: not read rather than read as 44
+    ("PV: 44,5/52\nPE: 30/40", {"PE": (30, 40)}),
+    ("PV 44.5\nPE: 30/40", {"PE": (30, 40)}),
+])
+def test_pool_numbers_with_dots_and_commas(text, pools):
+    schema = parse_schema(text)
+    assert {k: (r.current, r.max) for k, r in schema.resources.items()} == pools
+
+
+def test_a_label_first_holding_a_pool_amount():
+    # "Cura 5 PV: +5 PV" is +5 PV labelled "Cura 5 PV", never dropped nor read as "PV +5" of the label
+    schema = parse_schema("Registro:\nCura 5 PV: +5 PV\nSonido (5 PE): -5 PE\n-8 PV [Artigli]")
+    assert _entries(schema) == [(5, "PV", "Cura 5 PV"), (-5, "PE", "Sonido (5 PE)"), (-8, "PV", "Artigli")]
+    assert "registro" not in schema.missing
+    # an unsigned change after a label with digits is not read, and the Registro says so
+    schema = parse_schema("Registro:\n-8 PV [Artigli]\nTurno 3: 8 PV")
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" in schema.missing
+
+
 def test_registro_in_prose_is_not_a_registro():
     assert parse_schema("Un solo Attacco per turno, Registro aggiornato a inizio turno.") is None
     schema = parse_schema("PV 44/52 | Registro in fondo al post")

@@ -144,8 +144,9 @@ def ref_line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: fro
         if name in seen:
             continue
         seen.add(name)
-        mx = int(m.group("max")) if m.group("max") else None
-        pools.append((name, Resource(current=int(m.group("cur")), max=mx)))
+        # changed 2026-12-01: "1.000" (thousands dot) is 1000
+        mx = int(m.group("max").replace(".", "")) if m.group("max") else None
+        pools.append((name, Resource(current=int(m.group("cur").replace(".", "")), max=mx)))
     stat_spans: list[tuple[int, int]] = []
     line_stats: list[tuple[str, Stat]] = []
     seen = set()
@@ -304,7 +305,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
 PIECES = ["PV", "pv", "Pv", "Punti Vita", "punti  salute", "PE", "Cosmo", "PF", "PS", "sp", "PR", "hp", "vita",
           "Forza", "FORZA", "Volontà", "volonta'", "Reattività", "Mente", "Destrezza", "Tizio", "Nome", "Personaggio",
           "Registro", "registro", "Scheda", "nessuna", "attuali", "su", "di", "vs", "contro", "danni", "Incasso",
-          "0", "5", "44", "52", "1000", "1234567", "٣", "12.5", "3,2", "４", "５２", "𝟒",
+          "0", "5", "44", "52", "1000", "1234567", "٣", "12.5", "3,2", "４", "５２", "𝟒", "1.000", "2.500.000",
           " ", "  ", "\t", ": ", ":", "/", " / ", " su ", "|", " | ", "=", "-", "+", "- ", "(", ")", "(+1)", "( -2 )",
           "(0)", "[", "]", "{", "}", "[b]", "[/b]", "<b>", "&amp;", "&colon;", "'", "«", "»", ".", ",", ";", "•", "*",
           "−", "—", "×", "\u00a0", "é", "İ", "K", "ſ", "\n", "\n", "\n", "\n\n", "\r\n", "\u2028", "#1 'Attacco (d12)' :"]
@@ -315,8 +316,8 @@ NAMES = ["PV", "Punti Vita", "punti salute", "PE", "Cosmo", "PF", "PD", "hp", "F
          "Velocita’", "Abilita'",
          "Mente", "Reattività", "Tizio", "Mana", "Punti Danno"]
 SEPS = ["", " ", ": ", ":", " :  ", " = ", " | ", "-"]
-NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5", "４４", "５"]
-MAXES = ["", "/52", " / 52", " su 48", "di 9", "/1234567"]
+NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5", "４４", "５", "1.000", "44,5"]
+MAXES = ["", "/52", " / 52", " su 48", "di 9", "/1234567", "/1.200", "/52,5"]
 BONUS = ["", " (+1)", "(-2)", " ( + 3 )", " (4)", " [+1]", " (+1", "(+123456)"]
 item = st.tuples(st.sampled_from(NAMES), st.sampled_from(SEPS), st.sampled_from(NUMS), st.sampled_from(MAXES),
                  st.sampled_from(BONUS)).map("".join)
