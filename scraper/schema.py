@@ -114,11 +114,15 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             rf"(?<![0-9+\-{_W}])(?<![0-9][.,])(?P<cur>{_N})\s*(?:/|su|di)\s*(?P<max>{_N})\s*(?P<name>{alias})"
             rf"(?![{_W}])", re.IGNORECASE),
         "stat": re.compile(
-            rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>[0-9]{{1,5}})(?![0-9.,][0-9])"
+            # (a base is no die "3d6" nor a fraction "5/10")
+            rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>[0-9]{{1,5}})"
+            rf"(?![0-9]|[.,][0-9]|[dD][0-9]|\s*/\s*[0-9])"
             # the bonus in brackets "(+1)", "[+1]", "(1)", or signed without them "5 + 1", "5 +1" (not a modifier
             # "+2 [Arma]", a fraction, a die)
             rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*[0-9]))(?P<bonus>[+-]?\s*[0-9]{{1,5}})"
-            rf"(?(o)\s*[)\]]|(?![0-9.,][0-9]|[0-9]|\s*[\[/]|[dD][0-9])))?",
+            rf"(?(o)\s*[)\]]|(?![0-9.,][0-9]|[0-9]|\s*[\[/]|[dD][0-9])))?"
+            # a bracketed number not read as the bonus ("(+1+2)", "(+1 Arma)"): no bonus 0 guessed, no stat
+            rf"(?!\s*[(\[]\s*[+-]?\s*[0-9])",
             re.IGNORECASE),
         # A table cell holding only a pool or stat name: its value is in the next cell (next line).
         "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),

@@ -409,6 +409,24 @@ def test_a_label_first_holding_a_pool_amount():
     assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" in schema.missing
 
 
+@pytest.mark.parametrize("line, stats", [
+    # a bracket after the base that is not one bonus: the stat is not read, no bonus 0 is guessed
+    ("Forza 5 (+1+2) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 5 (+1, +2) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 12 (+ 2 Arma) | Mente 4 (+1)", {"Mente": (4, 1)}),  # was base 1
+    ("Forza 5 (+10%) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    # nor a die or a fraction as the base, nor a base cut short
+    ("Forza 3d6 (+1) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 5/10 (+1) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 123456 | Mente 4 (+1)", {"Mente": (4, 1)}),
+    # the documented forms still read
+    ("Forza 5 (+1) = 6 | Mente 4 [-1] | Destrezza 12 + 2", {"Forza": (5, 1), "Mente": (4, -1), "Destrezza": (12, 2)}),
+])
+def test_a_stat_bracket_that_is_no_bonus(line, stats):
+    schema = parse_schema(line)
+    assert {k: (v.base, v.bonus) for k, v in schema.stats.items()} == stats
+
+
 def test_registro_in_prose_is_not_a_registro():
     assert parse_schema("Un solo Attacco per turno, Registro aggiornato a inizio turno.") is None
     schema = parse_schema("PV 44/52 | Registro in fondo al post")
