@@ -135,20 +135,23 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>[^;]*)",
             re.IGNORECASE),
         "entry_b": re.compile(
-            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*[0-9]{{1,6}})(?!\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
+            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*[0-9]{{1,6}})(?![0-9]|\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
             re.IGNORECASE),
         # One change anywhere in a Registro line ("-8 PV", "PE -5"): a line holding several is split at them.
         "core": re.compile(
             rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
             # (not a pool name that is the unit of a number before it: "Cura 5 PV: +5 PV" is +5 PV, not PV +5)
             rf"|(?<![{_W}])(?<![0-9])(?<![0-9]\s)(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*[0-9]{{1,6}})"
-            rf"(?!\s*/)",
+            rf"(?![0-9]|\s*/)",
             re.IGNORECASE),
         # What looks like a change at the start of a Registro line (after a "Label:", digits and all): a number next to a pool
         # name ("8 PV [Artigli]", "-1,5 PV", "PV: 36"), not a complete pool reading ("PV 36/52", "36/52 PV").
         "change": re.compile(
-            rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
-            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,6}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
+            # (signed, any arithmetic: "-2x4 PV", "-8/2 PV", "--8 PV"; unsigned, a decimal at most: "44/52 PV" is
+            # a pool reading)
+            rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:(?:[+-]{{1,2}}\s*[0-9]{{1,9}}(?:\s*[x×*/+\-.,]\s*[0-9]{{1,6}})*"
+            rf"|[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?)\s*(?:{alias})(?![{_W}])"
+            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,9}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
             re.IGNORECASE),
     }
     # Case-sensitive twins run on the lowercased line: IGNORECASE on non-ASCII text is about twice as slow.

@@ -427,6 +427,14 @@ def test_a_stat_bracket_that_is_no_bonus(line, stats):
     assert {k: (v.base, v.bonus) for k, v in schema.stats.items()} == stats
 
 
+@pytest.mark.parametrize("line", ["-2x4 PV [Artigli]", "-8+3 PV", "-8/2 PV [Artigli dimezzati]", "--8 PV",
+                                  "-12345678 PV", "PV: -12345678", "PV -1234567 [x]"])
+def test_an_unreadable_signed_change_marks_the_registro(line):
+    # never dropped silently, never cut short ("PV: -12345678" was -123456 PV labelled "78")
+    schema = parse_schema("Registro:\n-1 PE [Sonido]\n" + line + "\n+2 PV [Cura]")
+    assert _entries(schema) == [(-1, "PE", "Sonido"), (2, "PV", "Cura")] and "registro" in schema.missing
+
+
 def test_registro_in_prose_is_not_a_registro():
     assert parse_schema("Un solo Attacco per turno, Registro aggiornato a inizio turno.") is None
     schema = parse_schema("PV 44/52 | Registro in fondo al post")
