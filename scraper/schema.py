@@ -260,8 +260,8 @@ def _depth0(text: str, pos: int) -> bool:
     return text.count("[", 0, pos) <= text.count("]", 0, pos) and text.count("(", 0, pos) <= text.count(")", 0, pos)
 
 
-# The connectors between two changes of one line ("-8 PV e -3 PE [Artigli]", "-8 PV / -3 PE").
-_GAP_EDGE = re.compile(r"^(?:[\s,;/|&+]|(?:e|ed)(?=\s))+|(?:[\s,;/|&+]|(?<=\s)(?:ed|e))+$", re.IGNORECASE)
+# The connectors between two changes of one line ("-8 PV e -3 PE [Artigli]", "-8 PV / -3 PE", "· ").
+_GAP_EDGE = re.compile(r"^(?:[\s,;/|&+·•]|(?:e|ed)(?=\s))+|(?:[\s,;/|&+·•]|(?<=\s)(?:ed|e))+$", re.IGNORECASE)
 
 
 def _core_entries(text: str, pats: dict[str, re.Pattern[str]], aliases: Mapping[str, str],

@@ -363,6 +363,8 @@ def test_a_comma_inside_brackets_does_not_split_entries(text, entries):
     ("PV 44/52 - PE 30/40 - Registro:\n-8 PV [Artigli]\n-3 PE [Sonido]\n\nPE 5/6",
      {"PV": (44, 52), "PE": (30, 40)}, [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
     ("PV 44/52 | PE 30/40 | Registro: nessuna modifica", {"PV": (44, 52), "PE": (30, 40)}, []),
+    ("PV 44/52 · Registro: -8 PV [Artigli] · -3 PE [Sonido] • +2 PV [Cura]", {"PV": (44, 52)},
+     [(-8, "PV", "Artigli"), (-3, "PE", "Sonido"), (2, "PV", "Cura")]),
 ])
 def test_a_registro_in_the_middle_of_a_line(text, pools, entries):
     schema = parse_schema(text)
