@@ -147,9 +147,9 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
         # What looks like a change at the start of a Registro line (after a "Label:", digits and all): a number next to a pool
         # name ("8 PV [Artigli]", "-1,5 PV", "PV: 36"), not a complete pool reading ("PV 36/52", "36/52 PV").
         "change": re.compile(
-            # (signed, any arithmetic: "-2x4 PV", "-8/2 PV", "--8 PV"; unsigned, a decimal at most: "44/52 PV" is
-            # a pool reading)
-            rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:(?:[+-]{{1,2}}\s*[0-9]{{1,9}}(?:\s*[x×*/+\-.,]\s*[0-9]{{1,6}})*"
+            # (signed, with arithmetic: "-2x4 PV", "-8+3 PV", "--8 PV"; never N/M, "- 40/50 PE" is a pool reading
+            # after a dash, "44/52 PV" one without)
+            rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:(?:[+-]{{1,2}}\s*[0-9]{{1,9}}(?:\s*[x×*+\-.,]\s*[0-9]{{1,6}})*"
             rf"|[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?)\s*(?:{alias})(?![{_W}])"
             rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,9}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
             re.IGNORECASE),

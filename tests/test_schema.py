@@ -429,7 +429,7 @@ def test_a_stat_bracket_that_is_no_bonus(line, stats):
     assert {k: (v.base, v.bonus) for k, v in schema.stats.items()} == stats
 
 
-@pytest.mark.parametrize("line", ["-2x4 PV [Artigli]", "-8+3 PV", "-8/2 PV [Artigli dimezzati]", "--8 PV",
+@pytest.mark.parametrize("line", ["-2x4 PV [Artigli]", "-8+3 PV", "-8 x 2 PV [Artigli raddoppiati]", "--8 PV",
                                   "-12345678 PV", "PV: -12345678", "PV -1234567 [x]"])
 def test_an_unreadable_signed_change_marks_the_registro(line):
     # never dropped silently, never cut short ("PV: -12345678" was -123456 PV labelled "78")
