@@ -99,6 +99,10 @@ def _int(number: str) -> int:
     return int(number) if "." not in number else int(number.replace(".", ""))
 
 
+# An entry's label runs to a ";" outside brackets: "-3 PE (Sonido; Cero)" is labelled "Sonido; Cero".
+_LABEL_TEXT = r"(?:\[[^\[\]]*\]|\([^()]*\)|[^;])*"
+
+
 def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
     alias = _alias_pattern(aliases)
     stat = "(?:" + "|".join(sorted((re.escape(k) for k in _STAT_CANON), key=len, reverse=True)) + ")"
@@ -132,10 +136,10 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             rf"\s*\(\s*(?P<bonus>[+-]\s*[0-9]{{1,5}})\s*\)"),
         # Registro entries, sign first ("-8 PV [..]", "-5 PE: Freccia Sacra") or pool first ("PE -5 (..)")
         "entry_a": re.compile(
-            rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>[^;]*)",
+            rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>{_LABEL_TEXT})",
             re.IGNORECASE),
         "entry_b": re.compile(
-            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*[0-9]{{1,6}})(?![0-9]|\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
+            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*[0-9]{{1,6}})(?![0-9]|\s*/)\s*[:\-]?\s*(?P<label>{_LABEL_TEXT})",
             re.IGNORECASE),
         # One change anywhere in a Registro line ("-8 PV", "PE -5"): a line holding several is split at them.
         "core": re.compile(

@@ -347,6 +347,9 @@ def test_several_changes_on_one_registro_line(text, entries):
     ("Registro: -8 PV (Artigli), PE -3 (Sonido)", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
     # a bracket that never closes hides no separator
     ("Registro: -8 PV (Artigli, -3 PE (Sonido)", [(-8, "PV", "(Artigli"), (-3, "PE", "Sonido")]),
+    # nor a ";" inside brackets, which stays in the label
+    ("Registro: -8 PV; -3 PE (Sonido; Cero)", [(-8, "PV", ""), (-3, "PE", "Sonido; Cero")]),
+    ("Registro:\nPE -3 [Sonido; -2 PE Cero]", [(-3, "PE", "Sonido; -2 PE Cero")]),
 ])
 def test_a_comma_inside_brackets_does_not_split_entries(text, entries):
     schema = parse_schema(text)
@@ -443,6 +446,11 @@ def test_registro_in_prose_is_not_a_registro():
     assert schema.registro is None and schema.resources == {"PV": Resource(44, 52)}
     schema = parse_schema("Registro:\n-8 PV [Danni - Registro: 3]")
     assert _entries(schema) == [(-8, "PV", "Danni - Registro: 3")]
+
+
+def test_parse_registro_line_label_stops_at_a_semicolon_outside_brackets():
+    assert parse_registro_line("-8 PV [Artigli]; nota").label == "Artigli"
+    assert parse_registro_line("-3 PE (Sonido; Cero); nota").label == "Sonido; Cero"
 
 
 def test_parse_registro_line_gives_the_first_of_several():
