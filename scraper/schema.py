@@ -260,8 +260,9 @@ def _debullet(text: str) -> str:
 
 
 def _depth0(text: str, pos: int) -> bool:
-    """Whether `pos` is outside every [...] and (...) of `text`."""
-    return text.count("[", 0, pos) <= text.count("]", 0, pos) and text.count("(", 0, pos) <= text.count(")", 0, pos)
+    """Whether `pos` is outside every [...], (...) and «...» of `text`."""
+    return (text.count("[", 0, pos) <= text.count("]", 0, pos) and text.count("(", 0, pos) <= text.count(")", 0, pos)
+            and ("«" not in text or text.count("«", 0, pos) <= text.count("»", 0, pos)))
 
 
 # The connectors between two changes of one line ("-8 PV e -3 PE [Artigli]", "-8 PV / -3 PE", "· ").

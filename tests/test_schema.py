@@ -333,6 +333,8 @@ def test_label_first_and_numbered_registro(text, entries):
     ("Registro:\n-8 PV [Artigli] -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "")]),
     # a change inside the label's brackets is the label's
     ("Registro:\n-8 PV [Artigli -3 PE]", [(-8, "PV", "Artigli -3 PE")]),
+    ("Registro:\n+43 PV «Scudo -3 PV»", [(43, "PV", "Scudo -3 PV")]),
+    ("Registro:\n-8 PV «Artigli» -3 PE «Sonido»", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
 ])
 def test_several_changes_on_one_registro_line(text, entries):
     schema = parse_schema(text)
