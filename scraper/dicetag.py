@@ -42,8 +42,8 @@ def unify_signs(text: str) -> str:
 
 # --- expressions ---------------------------------------------------------------------------------
 
-_EXPR_FULL = re.compile(r"\s*(\d{0,6})\s*[dD]\s*(\d{1,7})((?:\s*[+-]\s*\d{1,9})*)\s*")
-_CONST_TERM = re.compile(r"([+-])\s*(\d{1,9})")
+_EXPR_FULL = re.compile(r"\s*([0-9]{0,6})\s*[dD]\s*([0-9]{1,7})((?:\s*[+-]\s*[0-9]{1,9})*)\s*")
+_CONST_TERM = re.compile(r"([+-])\s*([0-9]{1,9})")
 
 
 # Labels and expressions repeat within a thread (the same attacks, the same dice): their parses are
@@ -134,13 +134,13 @@ _TARGET_SPLIT = re.compile(r"\s*(?:,|;|&|\+|/)\s*|\s+(?:e|ed|and)\s+", re.IGNORE
 _TECH_SPLIT = re.compile(r"[,;]|\s\+\s")
 _PAREN_GROUP = re.compile(r"\(([^()]*)\)")
 _BRACKET_GROUP = re.compile(r"\[([^\[\]]*)\]")
-_HAS_SIGNED_NUMBER = re.compile(r"[+-]\s*\d")
+_HAS_SIGNED_NUMBER = re.compile(r"[+-]\s*[0-9]")
 # One modifier: `+2 [Raggio Corto]`, `+2 Raggio Corto`, `[Destrezza +6]`, `2 [Bonus]` (sign optional only
 # when the label is bracketed). A bare label ends at the next bracket/comma/paren or signed number.
 _MODIFIER = re.compile(
-    r"(?P<s1>[+-])\s*(?P<n1>\d{1,6})\s*(?:\[(?P<l1>[^\[\]]*)\]|(?P<b1>(?:(?![+-]\s*\d)[^\[\],;:()])*))"
-    r"|\[(?P<l2>[^\[\]\d+-][^\[\]]*?)\s*(?P<s2>[+-])\s*(?P<n2>\d{1,6})\s*\]"
-    r"|(?<![\w\]])(?P<n3>\d{1,6})\s*\[(?P<l3>[^\[\]]*)\]"
+    r"(?P<s1>[+-])\s*(?P<n1>[0-9]{1,6})\s*(?:\[(?P<l1>[^\[\]]*)\]|(?P<b1>(?:(?![+-]\s*[0-9])[^\[\],;:()])*))"
+    r"|\[(?P<l2>[^\[\]0-9+-][^\[\]]*?)\s*(?P<s2>[+-])\s*(?P<n2>[0-9]{1,6})\s*\]"
+    r"|(?<![\w\]])(?P<n3>[0-9]{1,6})\s*\[(?P<l3>[^\[\]]*)\]"
 )
 _SEPARATOR_CHARS = " \t\n\r,;:()"
 
@@ -168,10 +168,10 @@ def _balanced(text: str) -> bool:
     return text.find("]") >= text.find("[") and text.find(")") >= text.find("(")
 
 
-_CANONICAL_MODIFIER = re.compile(r"([+-])\s*(\d{1,6})\s*\[([^\[\]]*)\]")
+_CANONICAL_MODIFIER = re.compile(r"([+-])\s*([0-9]{1,6})\s*\[([^\[\]]*)\]")
 # Separators (_SEPARATOR_CHARS) and canonical terms only: the terms cannot start inside the separators
 # (no sign there) nor end but at their first "]", so this split is the one finditer finds.
-_CANONICAL_ALL = re.compile(r"[ \t\n\r,;:()]*(?:[+-]\s*\d{1,6}\s*\[[^\[\]]*\][ \t\n\r,;:()]*)*")
+_CANONICAL_ALL = re.compile(r"[ \t\n\r,;:()]*(?:[+-]\s*[0-9]{1,6}\s*\[[^\[\]]*\][ \t\n\r,;:()]*)*")
 
 
 def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
@@ -462,15 +462,21 @@ class TextRoll:
 
 _text_roll = maker(TextRoll)
 
-_QUICK = re.compile(r"[dD]\s?\d")
+_QUICK = re.compile(r"[dD]\s?[0-9]")
+# A total is never the count of the next expression ("1d6 = 1d6 = 3", "1d1 =1d1 ="): after its digits, no
+# "d<digit>" as _EXPR reads one (an expression without a result is skipped, the next one read).
+_NOT_A_COUNT = r"(?![0-9]*\s?[dD]\s?[0-9])"
+# ...nor are faces written before "(" the sides of an expression before them ("1d6 (1d12)").
+_SIDES_END = re.compile(r"[dD]\s?$")
 _DICE_OPEN = re.compile(r"\[dice\s*=\s*([^\[\]\n]{1,60})\]", re.IGNORECASE)
 _DICE_CLOSE = re.compile(r"\[/dice\]", re.IGNORECASE)
 _MAX_TAG_LABEL = 4000
-_EXPR = re.compile(r"(?<![\w.])(\d{0,3})\s?[dD]\s?(\d{1,4})(?![\w])((?:\s*[+-]\s*\d{1,5}(?![\w.]))*)")
+_EXPR = re.compile(r"(?<![\w.])([0-9]{0,3})\s?[dD]\s?([0-9]{1,4})(?![\w])((?:\s*[+-]\s*[0-9]{1,5}(?![\w.]))*)")
 # "Risultato: 7 (1d12) +6 = 13" — faces written before the expression in parentheses.
-_FACES_BEFORE = re.compile(r"(\d{1,4}(?:\s{0,3}[,+]\s{0,3}\d{1,4}){0,20})\s{0,3}\(\s{0,3}$")
-_AFTER_PAREN = re.compile(r"\s{0,3}\)((?:\s{0,3}[+-]\s{0,3}\d{1,5}){0,5})\s{0,3}(?:=>|=|→)\s{0,3}(-?\d{1,6})")
-_NUM = re.compile(r"-?\d{1,6}")
+_FACES_BEFORE = re.compile(r"([0-9]{1,4}(?:\s{0,3}[,+]\s{0,3}[0-9]{1,4}){0,20})\s{0,3}\(\s{0,3}$")
+_AFTER_PAREN = re.compile(r"\s{0,3}\)((?:\s{0,3}[+-]\s{0,3}[0-9]{1,5}){0,5})\s{0,3}(?:=>|=|→)\s{0,3}(-?[0-9]{1,6})"
+                          + _NOT_A_COUNT)
+_NUM = re.compile(r"-?[0-9]{1,6}")
 _ARROW = re.compile(r"=>|->|→|⇒|=|:")
 _KEYWORD = re.compile(r"\b(?:risultat[oi]|totale|tiro|esito|lancio|lanci|dadi|dado|facce|results?|total)\b\s*:?",
                       re.IGNORECASE)
@@ -482,14 +488,14 @@ _KEYWORD_FAST = re.compile(
 _LABEL_PREFIX = re.compile(r"^\s*(?:lancio(?: dadi| del dado| dado)?|dado|dadi|tiro|roll|risultat[oi])\s*[:\-]?\s*",
                            re.IGNORECASE)
 _WINDOW = 240
-_FB_RUN = re.compile(r"[\d\s,+(]*")  # the characters _FACES_BEFORE is made of
+_FB_RUN = re.compile(r"[0-9\s,+(]*")  # the characters _FACES_BEFORE is made of
 # After an expression: an arrow, brackets maybe, then an ASCII letter (unless a result keyword starts there):
 # a line _read_results reads nothing from (the part after the arrow is prose with no leading number).
 _PROSE_AFTER = re.compile(r"[ \t)]*(?:=>|->|→|⇒|=|:)[ \t]*(?:[(\[+,)][ \t]*)*[A-Za-z]")
 # The keyworded form on lines of their own: "Risultato: 7" then "Totale: 13" (faces, then the total).
 _RIS_TOT = re.compile(r"[ \t:-]*(?:\n[ \t]*)?risultat[oi][ \t]*:?[ \t]*"
-                      r"(\d{1,4}(?:(?:[ \t]*[,+][ \t]*|[ \t]+)\d{1,4}){0,99})"
-                      r"[ \t]*\n[ \t]*totale\b[ \t]*:?[ \t]*(-?\d{1,6})(?!\d)", re.IGNORECASE)
+                      r"([0-9]{1,4}(?:(?:[ \t]*[,+][ \t]*|[ \t]+)[0-9]{1,4}){0,99})"
+                      r"[ \t]*\n[ \t]*totale\b[ \t]*:?[ \t]*(-?[0-9]{1,6})(?![0-9])" + _NOT_A_COUNT, re.IGNORECASE)
 
 
 _CONNECTIVES = frozenset(("e", "ed", "poi", "e poi", "and", "then", "o", "oppure"))
@@ -533,16 +539,16 @@ def _read_written(written: str, n: str) -> tuple[str, int, int]:
         return _SPACES.sub("", written), int(n) if n else 1, 0
 
 
-_BRACKET_FACES = re.compile(r"[:=>→\s]{0,6}\[\s*(\d{1,4}(?:\s*[,+;]\s*\d{1,4}|\s+\d{1,4}){0,99})\s*\]")
-_BRACKET_TOTAL = re.compile(r"(?:\s*[+-]\s*\d{1,5}){0,5}\s*(?:=>|=|→)\s*(-?\d{1,6})")
-_NOT_ARITH = re.compile(r"[^\d\s+,\-()\[\]]")
-_LEAD_NUM = re.compile(r"\s*(-?\d{1,6})")
+_BRACKET_FACES = re.compile(r"[:=>→\s]{0,6}\[\s*([0-9]{1,4}(?:\s*[,+;]\s*[0-9]{1,4}|\s+[0-9]{1,4}){0,99})\s*\]")
+_BRACKET_TOTAL = re.compile(r"(?:\s*[+-]\s*[0-9]{1,5}){0,5}\s*(?:=>|=|→)\s*(-?[0-9]{1,6})" + _NOT_A_COUNT)
+_NOT_ARITH = re.compile(r"[^0-9\s+,\-()\[\]]")
+_LEAD_NUM = re.compile(r"\s*(-?[0-9]{1,6})" + _NOT_A_COUNT)
 
 
-_SIMPLE_RESULT = re.compile(r"[=:] ?(\d{1,6})((?: \+ \d{1,6})*) = (\d{1,6})")
+_SIMPLE_RESULT = re.compile(r"[=:] ?([0-9]{1,6})((?: \+ [0-9]{1,6})*) = ([0-9]{1,6})")
 # "= 13 (7 + 6)": the total first, its breakdown (faces, the constants written again) in parentheses.
-_TOTAL_PAREN = re.compile(r"\s*(-?\d{1,6})\s*\(\s*(\d{1,6}(?:(?:\s*[+,-]\s*|\s+)\d{1,6}){0,100})\s*\)")
-_DIGITS = re.compile(r"\d+")
+_TOTAL_PAREN = re.compile(r"\s*(-?[0-9]{1,6})\s*\(\s*([0-9]{1,6}(?:(?:\s*[+,-]\s*|\s+)[0-9]{1,6}){0,100})\s*\)")
+_DIGITS = re.compile(r"[0-9]+")
 # The literal heads of _KEYWORD's words (lower case): an ASCII text holding none has no keyword, and the
 # literal checks cost far less than the pattern's scan of every position.
 _KEYWORD_HEADS = ("risultat", "total", "tiro", "esito", "lanci", "dad", "facce", "result")
@@ -690,10 +696,10 @@ def _has_anchor(line: str) -> bool:
     return False
 
 
-_DSTART = re.compile(r"[dD]\s?\d")
+_DSTART = re.compile(r"[dD]\s?[0-9]")
 # No "d<digit>" and no "[dice": no roll (U+200B counts as the space it becomes before the scan). One
 # pattern per letter: a literal first character makes the scan several times faster than "[dD]".
-_GATE_D = (re.compile(r"d[\s\u200b]?\d"), re.compile(r"D[\s\u200b]?\d"))
+_GATE_D = (re.compile(r"d[\s\u200b]?[0-9]"), re.compile(r"D[\s\u200b]?[0-9]"))
 _GATE_TAG = re.compile(r"\[dice", re.IGNORECASE)
 
 
@@ -703,8 +709,8 @@ def _may_roll(text: str) -> bool:
 _TWO_LINE = ("isultat", "ISULTAT", "otale", "OTALE")
 
 
-_DSTART_LOW = re.compile(r"d\s?\d")
-_DSTART_UP = re.compile(r"D\s?\d")
+_DSTART_LOW = re.compile(r"d\s?[0-9]")
+_DSTART_UP = re.compile(r"D\s?[0-9]")
 
 
 def _dstarts(text: str) -> list[re.Match[str]]:
@@ -795,6 +801,8 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         me = m.end()
         # Faces-first form: "7 (1d12) +6 = 13".
         fb = _faces_before(text, ms) if ms and "(" in text[ms - 4 if ms >= 4 else 0:ms] else None
+        if fb and _SIDES_END.search(text, fb.start() - 2 if fb.start() >= 2 else 0, fb.start()):
+            fb = None  # "1d6 (1d12) +6 = 13": the "6" is the sides of the expression before, not a face
         if fb:
             after = _AFTER_PAREN.match(text, me)
             if after:
@@ -855,7 +863,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
 
 def _faces_before(text: str, p: int) -> re.Match[str] | None:
     """`_FACES_BEFORE.search(text, max(0, p - 120), p)`, searched only where it can match: after the last
-    character before `p` that the pattern cannot hold (\\d, \\s, ",", "+", "(")."""
+    character before `p` that the pattern cannot hold (0-9, \\s, ",", "+", "(")."""
     lo = max(0, p - 120)
     tail = text[p - 5 if p >= 5 else 0:p]
     head = tail.rstrip()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterable, Mapping, Sequence
 
 from engine.fastdata import maker
@@ -69,10 +70,37 @@ def _unify_signs(text: str) -> str:
     return text.translate(_SIGN_TABLE)
 _MAX_LINE = 300  # schema lines are short; prose paragraphs are skipped for pools and stats
 
+# Digits that NFKC reads as ASCII ones (fullwidth "４４/５２", mathematical, segmented) are read as those in
+# schema numbers; any other non-ASCII digit ("٣") is no digit (the patterns say [0-9], never \d). Dice text
+# reads ASCII digits only (scraper.dicetag: a roll is what the forum rendered).
+_NFKC_DIGIT = re.compile("[\uff10-\uff19\U0001d7ce-\U0001d7ff\U0001fbf0-\U0001fbf9]")
+_NFKC_DIGITS = {cp: unicodedata.normalize("NFKC", chr(cp))
+                for lo, hi in ((0xFF10, 0xFF19), (0x1D7CE, 0x1D7FF), (0x1FBF0, 0x1FBF9)) for cp in range(lo, hi + 1)}
+
+
+def _ascii_digits(text: str) -> str:
+    """`text` with the digits of _NFKC_DIGIT as ASCII ones (same length); ASCII text is returned as is."""
+    if text.isascii() or _NFKC_DIGIT.search(text) is None:
+        return text
+    return text.translate(_NFKC_DIGITS)
+
 
 def _alias_pattern(aliases: Mapping[str, str]) -> str:
     names = sorted((re.escape(a).replace(r"\ ", r"\s+") for a in aliases), key=len, reverse=True)
     return "(?:" + "|".join(names) + ")"
+
+
+# A pool's number: "1.000" is a thousand (an Italian thousands dot), "44,5" or "44.5" is no pool value (a
+# decimal: not read, rather than read as 44).
+_N = r"(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]{1,6})(?![.,][0-9])"
+
+
+def _int(number: str) -> int:
+    return int(number) if "." not in number else int(number.replace(".", ""))
+
+
+# An entry's label runs to a ";" outside brackets: "-3 PE (Sonido; Cero)" is labelled "Sonido; Cero".
+_LABEL_TEXT = r"(?:\[[^\[\]]*\]|\([^()]*\)|[^;])*"
 
 
 def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
@@ -82,43 +110,52 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
         # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44", "PV: -3/52"; not "PE -6 (Freccia)" (a change: a
         # negative value needs its max) and "PV -3/52" is -3 (a "-" is a separator only before a space)
         "pool": re.compile(
-            rf"(?<![{_W}\d])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?!\d)\s*)?(?P<cur>\d{{1,6}}|-\d{{1,6}}(?=\s*(?:/|su|di)\s*\d))"
-            rf"(?:\s*(?:/|su|di)\s*(?P<max>\d{{1,6}}))?(?![\d{_W}])",
+            rf"(?<![{_W}0-9])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?![0-9])\s*)?(?P<cur>{_N}|-[0-9]{{1,6}}(?=\s*(?:/|su|di)\s*[0-9]))"
+            rf"(?:\s*(?:/|su|di)\s*(?P<max>{_N}))?(?![0-9{_W}])",
             re.IGNORECASE),
         # "44/52 PV"; a bare "5 PE" is an amount (a cost "(5 PE)", a change "8 PV [Artigli]"), never the pool
         "pool_after": re.compile(
-            rf"(?<![\d+\-{_W}])(?P<cur>\d{{1,6}})\s*(?:/|su|di)\s*(?P<max>\d{{1,6}})\s*(?P<name>{alias})"
+            rf"(?<![0-9+\-{_W}])(?<![0-9][.,])(?P<cur>{_N})\s*(?:/|su|di)\s*(?P<max>{_N})\s*(?P<name>{alias})"
             rf"(?![{_W}])", re.IGNORECASE),
         "stat": re.compile(
-            rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>\d{{1,5}})(?![\d.,]\d)"
+            # (a base is no die "3d6" nor a fraction "5/10")
+            rf"(?<![{_W}])(?P<name>{stat})(?![{_W}])\s*(?:[:|]\s*)?(?P<base>[0-9]{{1,5}})"
+            rf"(?![0-9]|[.,][0-9]|[dD][0-9]|\s*/\s*[0-9])"
             # the bonus in brackets "(+1)", "[+1]", "(1)", or signed without them "5 + 1", "5 +1" (not a modifier
             # "+2 [Arma]", a fraction, a die)
-            rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*\d))(?P<bonus>[+-]?\s*\d{{1,5}})"
-            rf"(?(o)\s*[)\]]|(?![\d.,]\d|\d|\s*[\[/]|[dD]\d)))?",
+            rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*[0-9]))(?P<bonus>[+-]?\s*[0-9]{{1,5}})"
+            rf"(?(o)\s*[)\]]|(?![0-9.,][0-9]|[0-9]|\s*[\[/]|[dD][0-9])))?"
+            # a bracketed number not read as the bonus ("(+1+2)", "(+1 Arma)"): no bonus 0 guessed, no stat
+            rf"(?!\s*[(\[]\s*[+-]?\s*[0-9])",
             re.IGNORECASE),
         # A table cell holding only a pool or stat name: its value is in the next cell (next line).
         "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),
         "stat_any": re.compile(
             rf"(?<![{_W}])(?P<name>[A-ZÀ-Ý][{_W}'\u2019]{{2,30}}(?: [A-ZÀ-Ý][{_W}'\u2019]{{2,30}})?)\s*(?::\s*)?"
-            rf"(?P<base>\d{{1,5}})"
-            rf"\s*\(\s*(?P<bonus>[+-]\s*\d{{1,5}})\s*\)"),
+            rf"(?P<base>[0-9]{{1,5}})"
+            rf"\s*\(\s*(?P<bonus>[+-]\s*[0-9]{{1,5}})\s*\)"),
         # Registro entries, sign first ("-8 PV [..]", "-5 PE: Freccia Sacra") or pool first ("PE -5 (..)")
         "entry_a": re.compile(
-            rf"(?P<amt>[+-]\s*\d{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>[^;]*)",
+            rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])\s*[:\-]?\s*(?P<label>{_LABEL_TEXT})",
             re.IGNORECASE),
         "entry_b": re.compile(
-            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*\d{{1,6}})(?!\s*/)\s*[:\-]?\s*(?P<label>[^;]*)",
+            rf"(?<![{_W}])(?P<res>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt>[+-]\s*[0-9]{{1,6}})(?![0-9]|\s*/)\s*[:\-]?\s*(?P<label>{_LABEL_TEXT})",
             re.IGNORECASE),
         # One change anywhere in a Registro line ("-8 PV", "PE -5"): a line holding several is split at them.
         "core": re.compile(
-            rf"(?P<amt>[+-]\s*\d{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
-            rf"|(?<![{_W}])(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*\d{{1,6}})(?!\s*/)",
+            rf"(?P<amt>[+-]\s*[0-9]{{1,6}})\s*(?P<res>{alias})(?![{_W}])"
+            # (not a pool name that is the unit of a number before it: "Cura 5 PV: +5 PV" is +5 PV, not PV +5)
+            rf"|(?<![{_W}])(?<![0-9])(?<![0-9]\s)(?P<res2>{alias})(?![{_W}])\s*(?::\s*)?(?P<amt2>[+-]\s*[0-9]{{1,6}})"
+            rf"(?![0-9]|\s*/)",
             re.IGNORECASE),
-        # What looks like a change at the start of a Registro line (after a "Label:"): a number next to a pool
+        # What looks like a change at the start of a Registro line (after a "Label:", digits and all): a number next to a pool
         # name ("8 PV [Artigli]", "-1,5 PV", "PV: 36"), not a complete pool reading ("PV 36/52", "36/52 PV").
         "change": re.compile(
-            rf"(?:[^:\[\]\d]{{1,60}}:\s*)?(?:[+-]?\s*[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?\s*(?:{alias})(?![{_W}])"
-            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,6}}(?![0-9])(?!\s*(?:/|su|di)\s*\d))",
+            # (signed, with arithmetic: "-2x4 PV", "-8+3 PV", "--8 PV"; never N/M, "- 40/50 PE" is a pool reading
+            # after a dash, "44/52 PV" one without)
+            rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:(?:[+-]{{1,2}}\s*[0-9]{{1,9}}(?:\s*[x×*+\-.,]\s*[0-9]{{1,6}})*"
+            rf"|[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?)\s*(?:{alias})(?![{_W}])"
+            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,9}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
             re.IGNORECASE),
     }
     # Case-sensitive twins run on the lowercased line: IGNORECASE on non-ASCII text is about twice as slow.
@@ -132,14 +169,18 @@ _POOL_WORDS = frozenset(w for a in RESOURCE_ALIASES for w in a.split())  # _firs
 _PATTERN_CACHE: dict[int, tuple[Mapping[str, str], dict[str, re.Pattern[str]]]] = {}
 
 _REGISTRO_HEAD = re.compile(r"^\W{0,3}registro\b\s*[:\-]?\s*(?P<rest>.*)$", re.IGNORECASE)
+# "PV 44/52 - PE 30/40 - Registro: -8 PV [Artigli]": a Registro after a separator in the middle of a line,
+# with its colon or a change right after it (not prose: "…, Registro aggiornato a inizio turno").
+_REGISTRO_MID = re.compile("[|·•,;/\\-\u2010-\u2015\u2212\ufe63\uff0d]\\s*registro\\b"
+                           "(?:\\s*:\\s*|\\s*-?\\s*(?=[+-]\\s*[0-9]))(?P<rest>.*)$", re.IGNORECASE)
 _EMPTY_REGISTRO = re.compile(
     r"^\W{0,3}(?:nessun[ao]?\s+(?:modific\w*|cambiament\w*|variazion\w*)|nessuna|niente|vuoto|n/?a|/|-+|—)?\W{0,3}$",
     re.IGNORECASE)
 # A dash is a bullet only before a signed amount ("- -2 PE") or a word ("- PE -5"): "- 8 PV [Artigli]" in a
 # Registro is a loss of 8, written with a space after its minus.
 # Numbered items: "1)", "1.", "1-" before a space (and "1-" only before a signed amount, a word or a "[").
-_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*\d)|-\s+(?=[A-Za-z])|\d{1,2}[.)](?=\s)"
-                     r"|\d{1,2}-(?=\s+(?:[+-]\s*\d|[A-Za-z\[])))\s*")
+_BULLET = re.compile(r"^\s*(?:[•*·▪►>]+|-(?=\s+[+-]\s*[0-9])|-\s+(?=[A-Za-z])|[0-9]{1,2}[.)](?=\s)"
+                     r"|[0-9]{1,2}-(?=\s+(?:[+-]\s*[0-9]|[A-Za-z\[])))\s*")
 _LABEL_WRAP = re.compile(r"^[\[(«\"']\s*(.*?)\s*[\])»\"']\.?$")
 _NAME = re.compile(rf"^\W{{0,3}}(?:nome|personaggio|pg)\s*:\s*(?P<name>[{_W}][{_W}' .\-]{{0,60}}?)\s*$",
                    re.IGNORECASE)
@@ -219,12 +260,13 @@ def _debullet(text: str) -> str:
 
 
 def _depth0(text: str, pos: int) -> bool:
-    """Whether `pos` is outside every [...] and (...) of `text`."""
-    return text.count("[", 0, pos) <= text.count("]", 0, pos) and text.count("(", 0, pos) <= text.count(")", 0, pos)
+    """Whether `pos` is outside every [...], (...) and «...» of `text`."""
+    return (text.count("[", 0, pos) <= text.count("]", 0, pos) and text.count("(", 0, pos) <= text.count(")", 0, pos)
+            and ("«" not in text or text.count("«", 0, pos) <= text.count("»", 0, pos)))
 
 
-# The connectors between two changes of one line ("-8 PV e -3 PE [Artigli]", "-8 PV / -3 PE").
-_GAP_EDGE = re.compile(r"^(?:[\s,;/|&+]|(?:e|ed)(?=\s))+|(?:[\s,;/|&+]|(?<=\s)(?:ed|e))+$", re.IGNORECASE)
+# The connectors between two changes of one line ("-8 PV e -3 PE [Artigli]", "-8 PV / -3 PE", "· ").
+_GAP_EDGE = re.compile(r"^(?:[\s,;/|&+·•]|(?:e|ed)(?=\s))+|(?:[\s,;/|&+·•]|(?<=\s)(?:ed|e))+$", re.IGNORECASE)
 
 
 def _core_entries(text: str, pats: dict[str, re.Pattern[str]], aliases: Mapping[str, str],
@@ -300,10 +342,43 @@ def parse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_ALIA
     """
     if not isinstance(line, str):
         return None
-    return _registro_entry(line, _patterns(aliases), aliases)
+    return _registro_entry(_ascii_digits(line), _patterns(aliases), aliases)
 
 
-_ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)")
+_ENTRY_SPLIT = re.compile(r";|,\s*(?=[+-]\s*[0-9]|[A-Za-z]{2}\s*[+-]\s*[0-9])")
+
+
+def _closed_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the closed (...) and [...] of `text` (an unclosed one is none: it never hides a split)."""
+    spans = []
+    opened: dict[str, list[int]] = {"(": [], "[": []}
+    for i, c in enumerate(text):
+        if c in "([":
+            opened[c].append(i)
+        elif c in ")]":
+            stack = opened["(" if c == ")" else "["]
+            if stack:
+                spans.append((stack.pop(), i))
+    return spans
+
+
+def _split_entries(text: str) -> list[str]:
+    """`_ENTRY_SPLIT.split(text)` at the separators outside brackets only: "-8 PV (Artigli, -3 PE Sonido)" is
+    one entry, its label holding the comma; "-8 PV [Artigli], -3 PE [Sonido]" two."""
+    if "(" not in text and "[" not in text:
+        return _ENTRY_SPLIT.split(text)
+    cuts = list(_ENTRY_SPLIT.finditer(text))
+    if not cuts:
+        return [text]
+    spans = _closed_spans(text)
+    parts = []
+    pos = 0
+    for m in cuts:
+        if not any(s < m.start() < e for s, e in spans):
+            parts.append(text[pos:m.start()])
+            pos = m.end()
+    parts.append(text[pos:])
+    return parts
 
 
 def _read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[RegistroEntry], bool]:
@@ -313,7 +388,7 @@ def _read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[Registro
     pats = _patterns(aliases)
     entries: list[RegistroEntry] = []
     unread = False
-    for p in (_ENTRY_SPLIT.split(text) if ";" in text or "," in text else (text,)):
+    for p in (_split_entries(text) if ";" in text or "," in text else (text,)):
         if not p.strip():
             continue
         found = _part_entries(p, pats, aliases)
@@ -351,7 +426,7 @@ def _pick_sheet(links: Iterable[object], text_lines: Sequence[str], pattern: re.
 
 
 # "Potenza 14 - Resistenza 6 = 8" is a calculation; "Forza 5 (+1) = 6" (a stat and its total) is not.
-_CALC_EQUALS = re.compile(r"\d\s*=")
+_CALC_EQUALS = re.compile(r"[0-9]\s*=")
 _DIGITS_SIGNS = frozenset("0123456789+-[<")
 _WORD = re.compile(rf"[{_W}]+")
 _STAT_WORDS = frozenset(_STAT_CANON)
@@ -386,8 +461,8 @@ def _strength(line: str, first: int) -> int:
     return 2 if _LEAD.match(line[:first]) else 1
 
 
-_BONUS_CELL = re.compile(r"^\s*[(\[]?\s*([+-]\s*\d{1,5})\s*[)\]]?\s*$")
-_STARTS_WITH_NUMBER = re.compile(r"^\W{0,3}[+-]?\d")
+_BONUS_CELL = re.compile(r"^\s*[(\[]?\s*([+-]\s*[0-9]{1,5})\s*[)\]]?\s*$")
+_STARTS_WITH_NUMBER = re.compile(r"^\W{0,3}[+-]?[0-9]")
 
 
 def _join_cells(lines: list[str], name_cell: re.Pattern[str]) -> list[str]:
@@ -435,7 +510,7 @@ def _is_calc(line: str) -> bool:
 
 _NO_VALUES: tuple = ((), 1, (), 1, ())
 _PLAIN_ALIAS = re.compile(rf"[{_W}]+(?: [{_W}]+)*")
-_DIGIT_RUN = re.compile(r"\d+")
+_DIGIT_RUN = re.compile(r"[0-9]+")
 _BONUS_OPEN = re.compile(r"\(\s*[+-]")  # what every `Nome N (+M)` holds
 # A stat name starts a letter run that is one of these ("volonta'" starts the run "volonta").
 _STAT_RUNS = frozenset(k.rstrip("'\u2019") for k in _STAT_CANON)
@@ -588,8 +663,8 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
         if name in seen:
             continue
         seen.add(name)
-        mx = int(m.group("max")) if m.group("max") else None
-        pools.append((name, _resource(current=int(m.group("cur")), max=mx)))
+        mx = _int(m.group("max")) if m.group("max") else None
+        pools.append((name, _resource(current=_int(m.group("cur")), max=mx)))
     stat_spans: list[tuple[int, int]] = []
     line_stats: list[tuple[str, Stat]] = []
     seen = set()
@@ -630,6 +705,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
     """
     if not isinstance(text, str):
         text = ""
+    text = _ascii_digits(text)  # "PV ４４/５２" is PV 44/52
     try:
         pattern = re.compile(sheet_pattern, re.IGNORECASE) if isinstance(sheet_pattern, str) else sheet_pattern
     except re.error:
@@ -676,18 +752,26 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue
+        registro_here = False  # the Registro starts in the middle of this line
         if "egistro" in line or "EGISTRO" in line:
             head = _REGISTRO_HEAD.match(line)
-            if head:
+            mid = _REGISTRO_MID.search(line) if head is None else None
+            if mid is not None and not _depth0(line, mid.start()):
+                mid = None  # "-8 PV [Danni - Registro: x]": a label's text
+            if head or mid:
                 in_registro = True
                 registro = registro if registro is not None else []
-                rest = head.group("rest").strip()
+                rest = (head or mid).group("rest").strip()  # type: ignore[union-attr]
                 if rest and not _EMPTY_REGISTRO.match(rest):
                     entries, unread = _read_registro(rest, aliases)
                     registro.extend(entries)
                     registro_unread = registro_unread or unread
-                continue
-        if in_registro:
+                if head:
+                    continue
+                # "PV 44/52 - PE 30/40 - Registro: -8 PV [Artigli]": what comes before is read as usual
+                line = line[:mid.start()].rstrip()  # type: ignore[union-attr]
+                registro_here = True
+        if in_registro and not registro_here:
             if _EMPTY_REGISTRO.match(line):
                 continue
             entries, unread = _read_registro(line, aliases)

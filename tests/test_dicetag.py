@@ -288,6 +288,39 @@ def test_make_roll_reads_only_ascii_digits():
     assert (roll.faces, roll.total, roll.problems) == ((7,), -13, ("total_mismatch",))
 
 
+def test_dice_text_reads_only_ascii_digits():
+    # as make_roll: a roll's numbers are what the forum rendered, "３" / "٣" are no digits in dice text
+    assert find_text_rolls("1d6 = ３") == []
+    assert find_text_rolls("１d６ = 3") == []
+    assert find_text_rolls("1d6 => ４ => ４") == []
+    assert find_text_rolls("Risultato: ７ (1d12) +6 = 13") == []
+    with pytest.raises(DiceExpressionError):
+        parse_expression("１d１２+６")
+    assert parse_label("Attacco (A vs B): +２ [Raggio Corto]").error == "unparsed_modifiers"
+    assert parse_label("Attacco (A vs B): +2 [Raggio Corto]").modifiers == (Modifier(2, "Raggio Corto"),)
+
+
+@pytest.mark.parametrize("text, rolls", [
+    # a total is never the count of the next expression: the roll without a result is skipped
+    ("1d1 =1d1 =", []),
+    ("1d6 = 1d6 = 3", [("1d6", None, 3, "1d6 = 3")]),
+    ("1d6 = 4 = 2d6 = 7", [("1d6", None, 4, "1d6 = 4 "), ("2d6", None, 7, "2d6 = 7")]),
+    ("1d24+6: [17] + 6 = 2d6 = 9", [("2d6", None, 9, "2d6 = 9")]),
+    ("Risultato: 7 (1d12) +6 = 1d6 = 4", [("1d6", None, 4, "1d6 = 4")]),
+    ("Dado: 1d12+6\nRisultato: 7\nTotale: 1d6 = 4", [("1d12+6", None, 7, "1d12+6\nRisultato: 7"),
+                                                     ("1d6", None, 4, "1d6 = 4")]),
+    ("1d6 (1d12) +6 = 13", []),  # the "6" before "(" is the sides of "1d6", not a face
+    # its neighbours still read
+    ("1d6 = 4 1d6 = 3", [("1d6", None, 4, "1d6 = 4"), ("1d6", None, 3, "1d6 = 3")]),
+    ("1d6 = 13 danni", [("1d6", None, 13, "1d6 = 13")]),
+    ("Risultato: 7 (1d12) +6 = 13", [("1d12+6", (7,), 13, "7 (1d12) +6 = 13")]),
+    ("1d24+6: [17] + 6 = 23", [("1d24+6", (17,), 23, "1d24+6: [17] + 6 = 23")]),
+    ("Dado: 1d12+6\nRisultato: 7\nTotale: 13", [("1d12+6", (7,), 13, "1d12+6\nRisultato: 7\nTotale: 13")]),
+])
+def test_a_total_is_not_the_next_expressions_count(text, rolls):
+    assert [(r.expression, r.faces, r.total, text[r.start:r.end]) for r in find_text_rolls(text)] == rolls
+
+
 def test_find_text_rolls_keeps_out_of_limit_expressions_raw():
     (roll,) = find_text_rolls("5d2000 => 3 => 3")
     assert roll.expression == "5d2000"

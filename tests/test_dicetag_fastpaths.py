@@ -23,6 +23,8 @@ from scraper.dicetag import (  # the patterns and limits the fast paths left as 
 # changed 2026-12-01: the fixes of R1 (Risultato/Totale lines), R2 (several constants written again), R3 (total
 # then its breakdown in parentheses) and labels stopping at the previous roll, in the reference too.
 from scraper.dicetag import _CONNECTIVES, _RIS_TOT, _TOTAL_PAREN, _drop_constants
+# changed 2026-12-01: the shared patterns read ASCII digits only ("３" is no digit in dice text), and a total
+# (_LEAD_NUM, _BRACKET_TOTAL, _AFTER_PAREN, _RIS_TOT) is never the count of a next expression ("1d6 = 1d6 = 3").
 
 # --- the reference: scraper/dicetag.py's functions before the fast paths (commit 892bf4a) ---------
 
@@ -416,6 +418,8 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3))
         # Faces-first form: "7 (1d12) +6 = 13".
         fb = _FACES_BEFORE.search(text, max(0, m.start() - 120), m.start()) if m.start() and "(" in text[max(0, m.start() - 4):m.start()] else None
+        if fb and re.search(r"[dD]\s?$", text[max(0, fb.start() - 2):fb.start()]):
+            fb = None  # changed 2026-12-01: faces before "(" are never the sides of an expression ("1d6 (1d12)")
         if fb:
             after = _AFTER_PAREN.match(text, m.end())
             if after:

@@ -333,10 +333,126 @@ def test_label_first_and_numbered_registro(text, entries):
     ("Registro:\n-8 PV [Artigli] -3 PE", [(-8, "PV", "Artigli"), (-3, "PE", "")]),
     # a change inside the label's brackets is the label's
     ("Registro:\n-8 PV [Artigli -3 PE]", [(-8, "PV", "Artigli -3 PE")]),
+    ("Registro:\n+43 PV «Scudo -3 PV»", [(43, "PV", "Scudo -3 PV")]),
+    ("Registro:\n-8 PV «Artigli» -3 PE «Sonido»", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
 ])
 def test_several_changes_on_one_registro_line(text, entries):
     schema = parse_schema(text)
     assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("text, entries", [
+    # a comma inside a label's brackets does not split it
+    ("PV 44/52\nRegistro: -8 PV (Artigli, -3 PE Sonido)", [(-8, "PV", "Artigli, -3 PE Sonido")]),
+    ("Registro:\n-8 PV [Artigli, Sonido], -3 PE [Sonido]", [(-8, "PV", "Artigli, Sonido"), (-3, "PE", "Sonido")]),
+    ("Registro: -8 PV [Artigli], -3 PE [Sonido]", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("Registro: -8 PV (Artigli), PE -3 (Sonido)", [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    # a bracket that never closes hides no separator
+    ("Registro: -8 PV (Artigli, -3 PE (Sonido)", [(-8, "PV", "(Artigli"), (-3, "PE", "Sonido")]),
+    # nor a ";" inside brackets, which stays in the label
+    ("Registro: -8 PV; -3 PE (Sonido; Cero)", [(-8, "PV", ""), (-3, "PE", "Sonido; Cero")]),
+    ("Registro:\nPE -3 [Sonido; -2 PE Cero]", [(-3, "PE", "Sonido; -2 PE Cero")]),
+])
+def test_a_comma_inside_brackets_does_not_split_entries(text, entries):
+    schema = parse_schema(text)
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+@pytest.mark.parametrize("text, pools, entries", [
+    ("PV 44/52 - PE 30/40 - Registro: -8 PV [Artigli]", {"PV": (44, 52), "PE": (30, 40)}, [(-8, "PV", "Artigli")]),
+    ("PV: 44/52 | PE: 30/40 | Registro: -8 PV [Artigli]; -3 PE [Sonido]", {"PV": (44, 52), "PE": (30, 40)},
+     [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("[b]PV[/b] 44/52 · [b]Registro:[/b] -8 PV [Artigli]", {"PV": (44, 52)}, [(-8, "PV", "Artigli")]),
+    ("PV 44/52 | Registro -8 PV [Artigli]", {"PV": (44, 52)}, [(-8, "PV", "Artigli")]),
+    # the Registro goes on on the next lines, up to a blank line
+    ("PV 44/52 - PE 30/40 - Registro:\n-8 PV [Artigli]\n-3 PE [Sonido]\n\nPE 5/6",
+     {"PV": (44, 52), "PE": (30, 40)}, [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]),
+    ("PV 44/52 | PE 30/40 | Registro: nessuna modifica", {"PV": (44, 52), "PE": (30, 40)}, []),
+    ("PV 44/52 · Registro: -8 PV [Artigli] · -3 PE [Sonido] • +2 PV [Cura]", {"PV": (44, 52)},
+     [(-8, "PV", "Artigli"), (-3, "PE", "Sonido"), (2, "PV", "Cura")]),
+])
+def test_a_registro_in_the_middle_of_a_line(text, pools, entries):
+    schema = parse_schema(text)
+    assert {k: (r.current, r.max) for k, r in schema.resources.items()} == pools
+    assert _entries(schema) == entries and "registro" not in schema.missing
+
+
+def test_fullwidth_digits_are_read_in_schema_numbers():
+    # NFKC digits ("４", "𝟒") read as ASCII ones in pools, stats and the Registro, on every line alike
+    schema = parse_schema("PV ４４/５２\nPE: ３０ su ４０\nForza ５ (+１) | Mente 𝟒\nRegistro:\n－８ PV [Artigli]\nPE -３ (Sonido)")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
+    assert schema.stats == {"Forza": Stat(5, 1), "Mente": Stat(4, 0)}
+    assert _entries(schema) == [(-8, "PV", "Artigli"), (-3, "PE", "Sonido")]
+    assert schema.missing == ("sheet_url",)
+    e = parse_registro_line("PE －５ (Freccia Sacra)")
+    assert (e.amount, e.resource, e.label) == (-5, "PE", "Freccia Sacra")
+    # other non-ASCII digits are no digits, with or without an ASCII one elsewhere in the post
+    assert parse_schema("PV ٤٤/٥٢") is None
+    schema = parse_schema("PV ٤٤/٥٢\nPE 30/40\nForza ٥ (+1)\nRegistro: -٨ PV [Artigli]")
+    assert schema.resources == {"PE": Resource(30, 40)} and schema.stats == {} and schema.registro == ()
+
+
+@pytest.mark.parametrize("text, pools", [
+    # an Italian thousands dot: "1.000" is a thousand, never 1
+    ("Punti Salute: 1.000/1.200", {"PV": (1000, 1200)}),
+    ("PV 1.000 su 1.200 | PE: 830/1.000", {"PV": (1000, 1200), "PE": (830, 1000)}),
+    ("1.000/1.200 PV", {"PV": (1000, 1200)}),
+    # a decimal is no pool value: not read rather than read as 44
+    ("PV: 44,5/52\nPE: 30/40", {"PE": (30, 40)}),
+    ("PV 44.5\nPE: 30/40", {"PE": (30, 40)}),
+])
+def test_pool_numbers_with_dots_and_commas(text, pools):
+    schema = parse_schema(text)
+    assert {k: (r.current, r.max) for k, r in schema.resources.items()} == pools
+
+
+def test_a_label_first_holding_a_pool_amount():
+    # "Cura 5 PV: +5 PV" is +5 PV labelled "Cura 5 PV", never dropped nor read as "PV +5" of the label
+    schema = parse_schema("Registro:\nCura 5 PV: +5 PV\nSonido (5 PE): -5 PE\n-8 PV [Artigli]")
+    assert _entries(schema) == [(5, "PV", "Cura 5 PV"), (-5, "PE", "Sonido (5 PE)"), (-8, "PV", "Artigli")]
+    assert "registro" not in schema.missing
+    # an unsigned change after a label with digits is not read, and the Registro says so
+    schema = parse_schema("Registro:\n-8 PV [Artigli]\nTurno 3: 8 PV")
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" in schema.missing
+
+
+@pytest.mark.parametrize("line, stats", [
+    # a bracket after the base that is not one bonus: the stat is not read, no bonus 0 is guessed
+    ("Forza 5 (+1+2) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 5 (+1, +2) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 12 (+ 2 Arma) | Mente 4 (+1)", {"Mente": (4, 1)}),  # was base 1
+    ("Forza 5 (+10%) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    # nor a die or a fraction as the base, nor a base cut short
+    ("Forza 3d6 (+1) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 5/10 (+1) | Mente 4 (+1)", {"Mente": (4, 1)}),
+    ("Forza 123456 | Mente 4 (+1)", {"Mente": (4, 1)}),
+    # the documented forms still read
+    ("Forza 5 (+1) = 6 | Mente 4 [-1] | Destrezza 12 + 2", {"Forza": (5, 1), "Mente": (4, -1), "Destrezza": (12, 2)}),
+])
+def test_a_stat_bracket_that_is_no_bonus(line, stats):
+    schema = parse_schema(line)
+    assert {k: (v.base, v.bonus) for k, v in schema.stats.items()} == stats
+
+
+@pytest.mark.parametrize("line", ["-2x4 PV [Artigli]", "-8+3 PV", "-8 x 2 PV [Artigli raddoppiati]", "--8 PV",
+                                  "-12345678 PV", "PV: -12345678", "PV -1234567 [x]"])
+def test_an_unreadable_signed_change_marks_the_registro(line):
+    # never dropped silently, never cut short ("PV: -12345678" was -123456 PV labelled "78")
+    schema = parse_schema("Registro:\n-1 PE [Sonido]\n" + line + "\n+2 PV [Cura]")
+    assert _entries(schema) == [(-1, "PE", "Sonido"), (2, "PV", "Cura")] and "registro" in schema.missing
+
+
+def test_registro_in_prose_is_not_a_registro():
+    assert parse_schema("Un solo Attacco per turno, Registro aggiornato a inizio turno.") is None
+    schema = parse_schema("PV 44/52 | Registro in fondo al post")
+    assert schema.registro is None and schema.resources == {"PV": Resource(44, 52)}
+    schema = parse_schema("Registro:\n-8 PV [Danni - Registro: 3]")
+    assert _entries(schema) == [(-8, "PV", "Danni - Registro: 3")]
+
+
+def test_parse_registro_line_label_stops_at_a_semicolon_outside_brackets():
+    assert parse_registro_line("-8 PV [Artigli]; nota").label == "Artigli"
+    assert parse_registro_line("-3 PE (Sonido; Cero); nota").label == "Sonido; Cero"
 
 
 def test_parse_registro_line_gives_the_first_of_several():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterable, Mapping
 
 from hypothesis import given, settings
@@ -65,14 +66,40 @@ def refparse_registro_line(line: str, *, aliases: Mapping[str, str] = RESOURCE_A
 
     None when the line is not a signed change of a known pool (an unsigned amount is not guessed).
     """
+    if isinstance(line, str):
+        line = ref_nfkc_digits(line)  # changed 2026-12-01: "−８ PV" is -8 PV
     entries = ref_part_entries(line, aliases)
     return entries[0] if entries else None
+
+
+def ref_nfkc_digits(text: str) -> str:
+    """changed 2026-12-01: the digits NFKC makes ASCII ones ("４") are those; other non-ASCII digits ("٣") none."""
+    return "".join(unicodedata.normalize("NFKC", c) if unicodedata.category(c) == "Nd" and not c.isascii()
+                   and unicodedata.normalize("NFKC", c).isascii() else c for c in text)
+
+
+def ref_inside_closed(text: str, p: int) -> bool:
+    """Whether `p` is inside a (...) or [...] that closes (an opening still open at `p` whose close follows)."""
+    for o, c in ("()", "[]"):
+        depth = 0
+        for ch in text[:p]:
+            depth = depth + 1 if ch == o else max(depth - 1, 0) if ch == c else depth
+        balance = 0
+        for ch in text[p:]:
+            balance += (ch == c) - (ch == o)
+            if depth and balance >= 1:
+                return True
+    return False
 
 
 def ref_read_registro(text: str, aliases: Mapping[str, str]) -> tuple[list[RegistroEntry], bool]:
     """changed 2026-12-01: the entries read, and whether a part looking like a change was not read."""
     text = _BULLET.sub("", text)
-    parts = [p for p in re.split(r";|,\s*(?=[+-]\s*\d|[A-Za-z]{2}\s*[+-]\s*\d)", text) if p.strip()]
+    # changed 2026-12-01: no split inside a closed (...) or [...] ("-8 PV (Artigli, -3 PE Sonido)" is one entry)
+    cuts = [m for m in re.finditer(r";|,\s*(?=[+-]\s*[0-9]|[A-Za-z]{2}\s*[+-]\s*[0-9])", text)
+            if not ref_inside_closed(text, m.start())]
+    parts = [p for p in (text[a.end() if a else 0:b.start() if b else len(text)]
+                         for a, b in zip([None] + cuts, cuts + [None])) if p.strip()]
     entries: list[RegistroEntry] = []
     unread = False
     for p in parts:
@@ -117,8 +144,9 @@ def ref_line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: fro
         if name in seen:
             continue
         seen.add(name)
-        mx = int(m.group("max")) if m.group("max") else None
-        pools.append((name, Resource(current=int(m.group("cur")), max=mx)))
+        # changed 2026-12-01: "1.000" (thousands dot) is 1000
+        mx = int(m.group("max").replace(".", "")) if m.group("max") else None
+        pools.append((name, Resource(current=int(m.group("cur").replace(".", "")), max=mx)))
     stat_spans: list[tuple[int, int]] = []
     line_stats: list[tuple[str, Stat]] = []
     seen = set()
@@ -161,6 +189,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
     """
     if not isinstance(text, str):
         text = ""
+    text = ref_nfkc_digits(text)  # changed 2026-12-01: schema numbers in fullwidth digits are read
     try:
         pattern = re.compile(sheet_pattern, re.IGNORECASE) if isinstance(sheet_pattern, str) else sheet_pattern
     except re.error:
@@ -193,16 +222,23 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
             in_registro = False  # a blank line ends the Registro
             continue
         head = _REGISTRO_HEAD.match(line) if ("egistro" in line or "EGISTRO" in line) else None
-        if head:
+        # changed 2026-12-01: a Registro after a separator mid-line (outside brackets); the text before it is
+        # read as any line
+        mid = re.search(r"(?i)[|·•,;/-]\s*registro\b(?:\s*:\s*|\s*-?\s*(?=[+-]\s*[0-9]))(?P<rest>.*)$", line) \
+            if head is None else None
+        mid = mid if mid is not None and _depth0(line, mid.start()) else None
+        if head or mid:
             in_registro = True
             registro = registro if registro is not None else []
-            rest = head.group("rest").strip()
+            rest = (head or mid).group("rest").strip()
             if rest and not _EMPTY_REGISTRO.match(rest):
                 entries, unread = ref_read_registro(rest, aliases)  # changed 2026-12-01: partial reads kept
                 registro.extend(entries)
                 registro_unread = registro_unread or unread
-            continue
-        if in_registro:
+            if head:
+                continue
+            line = line[:mid.start()].rstrip()
+        if in_registro and not mid:
             if _EMPTY_REGISTRO.match(line):
                 continue
             entries, unread = ref_read_registro(line, aliases)
@@ -269,7 +305,7 @@ def refparse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[
 PIECES = ["PV", "pv", "Pv", "Punti Vita", "punti  salute", "PE", "Cosmo", "PF", "PS", "sp", "PR", "hp", "vita",
           "Forza", "FORZA", "Volontà", "volonta'", "Reattività", "Mente", "Destrezza", "Tizio", "Nome", "Personaggio",
           "Registro", "registro", "Scheda", "nessuna", "attuali", "su", "di", "vs", "contro", "danni", "Incasso",
-          "0", "5", "44", "52", "1000", "1234567", "٣", "12.5", "3,2",
+          "0", "5", "44", "52", "1000", "1234567", "٣", "12.5", "3,2", "４", "５２", "𝟒", "1.000", "2.500.000",
           " ", "  ", "\t", ": ", ":", "/", " / ", " su ", "|", " | ", "=", "-", "+", "- ", "(", ")", "(+1)", "( -2 )",
           "(0)", "[", "]", "{", "}", "[b]", "[/b]", "<b>", "&amp;", "&colon;", "'", "«", "»", ".", ",", ";", "•", "*",
           "−", "—", "×", "\u00a0", "é", "İ", "K", "ſ", "\n", "\n", "\n", "\n\n", "\r\n", "\u2028", "#1 'Attacco (d12)' :"]
@@ -280,8 +316,8 @@ NAMES = ["PV", "Punti Vita", "punti salute", "PE", "Cosmo", "PF", "PD", "hp", "F
          "Velocita’", "Abilita'",
          "Mente", "Reattività", "Tizio", "Mana", "Punti Danno"]
 SEPS = ["", " ", ": ", ":", " :  ", " = ", " | ", "-"]
-NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5"]
-MAXES = ["", "/52", " / 52", " su 48", "di 9", "/1234567"]
+NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5", "４４", "５", "1.000", "44,5"]
+MAXES = ["", "/52", " / 52", " su 48", "di 9", "/1234567", "/1.200", "/52,5"]
 BONUS = ["", " (+1)", "(-2)", " ( + 3 )", " (4)", " [+1]", " (+1", "(+123456)"]
 item = st.tuples(st.sampled_from(NAMES), st.sampled_from(SEPS), st.sampled_from(NUMS), st.sampled_from(MAXES),
                  st.sampled_from(BONUS)).map("".join)
