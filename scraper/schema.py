@@ -123,10 +123,11 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             rf"(?![0-9]|[.,][0-9]|[dD][0-9]|\s*/\s*[0-9])"
             # the bonus in brackets "(+1)", "[+1]", "(1)", or signed without them "5 + 1", "5 +1" (not a modifier
             # "+2 [Arma]", a fraction, a die)
-            rf"(?:\s*(?:(?P<o>[(\[])\s*|(?=[+-]\s*[0-9]))(?P<bonus>[+-]?\s*[0-9]{{1,5}})"
-            rf"(?(o)\s*[)\]]|(?![0-9.,][0-9]|[0-9]|\s*[\[/]|[dD][0-9])))?"
+            # ("(bonus +1)", "(Bonus: 1)", "(+1 bonus)" say it in words)
+            rf"(?:\s*(?:(?P<o>[(\[])\s*(?:bonus\s*:?\s*)?|(?=[+-]\s*[0-9]))(?P<bonus>[+-]?\s*[0-9]{{1,5}})"
+            rf"(?(o)(?:\s*bonus)?\s*[)\]]|(?![0-9.,][0-9]|[0-9]|\s*[\[/]|[dD][0-9])))?"
             # a bracketed number not read as the bonus ("(+1+2)", "(+1 Arma)"): no bonus 0 guessed, no stat
-            rf"(?!\s*[(\[]\s*[+-]?\s*[0-9])",
+            rf"(?!\s*[(\[]\s*(?:bonus\s*:?\s*)?[+-]?\s*[0-9])",
             re.IGNORECASE),
         # A table cell holding only a pool or stat name: its value is in the next cell (next line).
         "name_cell": re.compile(rf"^\W{{0,3}}(?:{alias}|{stat})\W{{0,3}}$", re.IGNORECASE),

@@ -62,8 +62,6 @@ _PLAYER_KEYS = ("giocatore", "player", "utente", "nome del giocatore", "nome ute
 # headings that name the page, not the character: "Scheda Personaggio", "Scheda PG", "Scheda"
 _GENERIC_NAME = re.compile(r"^(?:(?:del\s+)?personaggio|pg|png|scheda|nome|dati|statistiche|giocatore)?$", re.IGNORECASE)
 _SCHEDA_PREFIX = re.compile(r"^scheda(?:\s+(?:di|del|pg|personaggio)\b)?\s*", re.IGNORECASE)
-_WORDED_BONUS = re.compile(r"\(\s*(?:bonus\s*:?\s*(?P<b>[+-]?\s*\d{1,5})|(?P<b2>[+-]\s*\d{1,5})\s*bonus)\s*\)",
-                           re.IGNORECASE)
 _EXTRA = re.compile(r"(?<![A-Za-z])(?P<key>CAE|CAC|EAC|KAC|BAB|Iniziativa|Velocità)\s*:?\s*(?P<val>[+-]?\d{1,4})")
 _POOL_MAX = re.compile(
     r"^\W{0,3}(?P<name>punti vita|punti energia|punti fatica|punti ferita|punti stamina|punti risolutezza|"
@@ -427,8 +425,6 @@ def parse_sheet(html: bytes | str, url: str, *, charset: str | None = None) -> R
                 current.set(*kv)
 
     text = "\n".join(char_lines)
-    if "onus" in text:  # "Intelligenza: 3 (bonus +1)", "(Bonus: +2)", "(+1 bonus)": the schema form "3 (+1)"
-        text = _WORDED_BONUS.sub(lambda m: f"({(m.group('b') or m.group('b2')).replace(' ', '')})", text)
     schema = parse_schema(text)
     stats = dict(schema.stats) if schema else {}
     if schema:

@@ -528,3 +528,18 @@ def test_a_sheet_word_far_from_a_link_is_not_the_sheet():
 ])
 def test_label_with_a_trailing_note(line, label):
     assert parse_registro_line(line).label == label
+
+
+@pytest.mark.parametrize("text, stat", [
+    ("Forza: 5 (bonus +1)", Stat(5, 1)),
+    ("Forza 5 (Bonus: +2)", Stat(5, 2)),
+    ("Forza 5 (bonus 1)", Stat(5, 1)),
+    ("Forza 5 (+1 bonus)", Stat(5, 1)),
+    ("Forza 5 [bonus -1]", Stat(5, -1)),
+])
+def test_a_bonus_said_in_words_is_the_bonus(text, stat):
+    assert parse_schema(text + "\nDestrezza 4 (+2)").stats == {"Forza": stat, "Destrezza": Stat(4, 2)}
+
+
+def test_a_worded_bracket_that_is_no_single_bonus_leaves_the_stat_unread():
+    assert "Forza" not in (parse_schema("Forza 5 (bonus +1 Arma)\nDestrezza 4 (+2)").stats)
