@@ -615,8 +615,9 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     )
 
 
-_EDIT = re.compile(r"(?:edited by|modificato da|ultima modifica(?: di)?|modifié par)\s*:?\s*(.+?)\s*(?:[-–,]|\bil\b|\bon\b|$)\s*(.*)$",
-                   re.I | re.S)
+# The name ends at a spaced dash, a comma, "il"/"on", or the end: a dash inside a name (Jean-Luc) is no separator.
+_EDIT = re.compile(r"(?:edited by|modificato da|ultima modifica(?: di)?|modifié par)\s*:?\s*(.+?)\s*"
+                   r"(?:(?<=\s)[-–]|[-–](?=\s)|,|\bil\b|\bon\b|$)\s*(.*)$", re.I | re.S)
 
 
 def parse_edit_note(text: str) -> tuple[str | None, str | None]:
