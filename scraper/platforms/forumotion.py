@@ -314,7 +314,14 @@ def pair_gm_posts(posts: Sequence[Post], config: ForumConfig) -> tuple[Post, ...
             continue
         player = out[target]
         labels = _label_lines(player.body)
+        # label lines already given to the dice of an earlier Game-Master post answering this same post
+        # (one dice message per roll): those rolls are done, the next message's dice take the next lines
         used: set[int] = set()
+        for prev in player.rolls:
+            if prev.source == "forumotion_gm":
+                k = next((k for k, lab in enumerate(labels) if k not in used and lab == prev.label), None)
+                if k is not None:
+                    used.add(k)
         new_rolls = []
         for roll in gm.rolls:
             pick = None
