@@ -248,3 +248,29 @@ def test_max_pages_is_the_crawls_bound():
     from scraper.platforms.base import MAX_PAGES
 
     assert MAX_PAGES == CRAWL_MAX
+
+
+_NICK = '<div class="nick"><a href="/?act=Profile&amp;MID=2" title="Profilo di Niccolò">Niccolò</a></div>'
+
+
+def _first_post_with(fixture_page, nick_html):
+    data, url = fixture_page(HTML[0])
+    s = data.decode("utf-8")
+    assert s.count(_NICK) >= 1
+    page = parse_page(s.replace(_NICK, nick_html, 1).encode("utf-8"), url, fetched_at=FETCHED)
+    return page.posts[0]
+
+
+def test_a_guest_or_deleted_member_keeps_the_name(fixture_page):
+    # no profile link in .nick: the name was lost ("")
+    post = _first_post_with(fixture_page, '<div class="nick">Ospite Misterioso</div>')
+    assert (post.id, post.author, post.author_id) == ("600110", "Ospite Misterioso", None)
+
+
+def test_invisible_marks_around_a_name_are_dropped(fixture_page):
+    # an RTL mark / BOM pasted with the nick made another name than the same member's other posts
+    post = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2">'
+                                          '\ufeff<span style="color:red"><b>Dark&nbsp;Niccolò</b> 🔥\u200e</span></a></div>')
+    assert (post.author, post.author_id) == ("Dark Niccolò 🔥", "2")
+    emoji = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2">Ryo 👨\u200d🚀</a></div>')
+    assert emoji.author == "Ryo 👨\u200d🚀"  # a joiner inside the name is part of it

@@ -560,6 +560,17 @@ def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
 
 _new_post = maker(Post)  # the same Post, without the frozen __init__'s setattr per field
 
+# Invisible format characters a name may carry at its ends (direction marks pasted with an RTL nick, a BOM, a
+# zero-width space): the same member must have one name on every post. Inside a name they stay (emoji joiners).
+_NAME_EDGES = " \u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def clean_name(name: str | None) -> str | None:
+    """`name` without invisible format characters at its ends (ASCII names, the common case, as they are)."""
+    if not name or name.isascii():
+        return name
+    return name.strip(_NAME_EDGES)
+
 
 def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, dice_test: DiceTest | None) -> Post:
     """Shared steps: split the body, read dice blocks and text rolls, schema, damage, role, dates, digest."""
@@ -593,17 +604,18 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     schema = post_schema(pt.scan, pt.links, ctx.url, ctx.joined) if pt.scan else None
     damage = tuple(_damage_fn()(pt.scan)) if pt.scan else ()
     tz = cfg.tz
+    author = clean_name(parts.author) or ""
     timestamp = parts.timestamp or parse_forum_date(parts.date_text, tz, now=ctx.now)
     edited_at = parse_forum_date(parts.edited_text, tz, now=ctx.now) if parts.edited_text else None
     return _new_post(
         id=parts.id,
         page=page,
         url=parts.anchor_url,
-        author=parts.author,
+        author=author,
         author_id=parts.author_id,
         timestamp=timestamp,
-        role=roles_for(parts.author, parts.group, cfg),  # type: ignore[arg-type]
-        edited_by=parts.edited_by,
+        role=roles_for(author, parts.group, cfg),  # type: ignore[arg-type]
+        edited_by=clean_name(parts.edited_by) or None,
         edited_at=edited_at,
         body=pt.text,
         quotes=tuple(pt.quotes),

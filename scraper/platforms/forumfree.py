@@ -32,6 +32,7 @@ _TITLE_SUFFIX = re.compile(r"\s*[|\-–]\s*[^|\-–]*$")
 X_POSTS = f"descendant::li/@id[starts-with(., 'ee')]/parent::li[{has_class('post')}]"
 X_CLASSIC_ANCHORS = "descendant::a/@name[starts-with(., 'entry')]/parent::a"
 X_NICK = Css(".nick a, .normalname a")
+X_NICK_PLAIN = Css(".nick, .normalname")  # a guest or deleted member: the name without a profile link
 X_WHEN = Css(".when")
 X_GROUP = Css(".u_group")
 X_BODY = Css("td.right table.color")
@@ -135,6 +136,7 @@ class ForumFree:
     def _current_parts(self, el: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(el, sel.get("author", X_NICK))
+        author = text_of(nick) if nick is not None else ("" if "author" in sel else text_of(first(el, X_NICK_PLAIN)))
         when = first(el, sel.get("date", X_WHEN))
         group_el = first(el, sel.get("group", X_GROUP))
         body = first(el, sel.get("body", X_BODY))
@@ -146,7 +148,7 @@ class ForumFree:
         if when is not None:
             date_text = when.get("title") or text_of(when)
         return PostParts(
-            id=pid, element=el, body=body, author=text_of(nick) if nick is not None else "",
+            id=pid, element=el, body=body, author=author,
             author_id=_mid(nick), date_text=date_text,
             group=_GROUP_PREFIX.sub("", text_of(group_el)) if group_el is not None else None,
             edited_by=edited_by, edited_text=edited_text, anchor_url=_post_url(origin, tid, st, pid),
@@ -156,6 +158,7 @@ class ForumFree:
     def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(table, sel.get("author", X_NICK))
+        author = text_of(nick) if nick is not None else ("" if "author" in sel else text_of(first(table, X_NICK_PLAIN)))
         body = first(table, sel.get("body", X_CLASSIC_BODY_FAST))
         if body is not None and "body" not in sel:
             # Old IPB quotes close the body div and reopen it after the quote table: read the whole cell.
@@ -173,7 +176,7 @@ class ForumFree:
         edit_el = first(table, X_EDIT)
         edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
         return PostParts(
-            id=pid, element=table, body=body, author=text_of(nick) if nick is not None else "",
+            id=pid, element=table, body=body, author=author,
             author_id=_mid(nick), date_text=date_text, group=group, edited_by=edited_by,
             edited_text=edited_text, anchor_url=_post_url(origin, tid, st, pid),
         )
