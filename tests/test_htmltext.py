@@ -91,3 +91,12 @@ def test_deep_nesting_does_not_crash():
     # libxml2 keeps ~255 levels; past our own cap the text is kept flat instead of recursing
     el = frag("<span>" * 240 + "fondo" + "</span>" * 240)
     assert element_text(el) == "fondo"
+
+
+def test_forumfree_quote_head_names_with_brackets_or_at():
+    # "Ryo (Lupo)" gave no author, "Ryo@Home" gave "Ryo"
+    for nick in ("Ryo (Lupo)", "Ryo@Home", "Kurogane"):
+        el = lxml_html.fromstring(f'<div><div class="quote_top"><b>CITAZIONE</b> ({nick} @ 2/11/2026, 10:00)</div>'
+                                  '<div class="quote">ciao</div>mio</div>')
+        pt = split_post(el)
+        assert (pt.text, [(q.author, q.text) for q in pt.quotes]) == ("mio", [(nick, "ciao")])
