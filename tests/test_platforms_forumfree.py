@@ -274,3 +274,16 @@ def test_invisible_marks_around_a_name_are_dropped(fixture_page):
     assert (post.author, post.author_id) == ("Dark Niccolò 🔥", "2")
     emoji = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2">Ryo 👨\u200d🚀</a></div>')
     assert emoji.author == "Ryo 👨\u200d🚀"  # a joiner inside the name is part of it
+
+
+@pytest.mark.parametrize("group,role", [("Narratori", "master"), ("Masters", "master"),
+                                        ("Amministratori", "master"), ("Moderatori", "player")])
+def test_plural_master_groups(fixture_page, group, role):
+    # a master in the group "Narratori" was read as a player (his posts as turns)
+    data, url = fixture_page(HTML[0])
+    s = data.decode("utf-8")
+    old = '<p class="u_group"><span class="u_title">Gruppo:</span> Master</p>'
+    assert old in s
+    page = parse_page(s.replace(old, f'<p class="u_group"><span class="u_title">Gruppo:</span> {group}</p>', 1)
+                      .encode("utf-8"), url, fetched_at=FETCHED)
+    assert (page.posts[0].author, page.posts[0].role) == ("Niccolò", role)
