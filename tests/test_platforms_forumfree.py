@@ -287,3 +287,16 @@ def test_plural_master_groups(fixture_page, group, role):
     page = parse_page(s.replace(old, f'<p class="u_group"><span class="u_title">Gruppo:</span> {group}</p>', 1)
                       .encode("utf-8"), url, fetched_at=FETCHED)
     assert (page.posts[0].author, page.posts[0].role) == ("Niccolò", role)
+
+
+@pytest.mark.parametrize("date", [1793307600, "1793307600", 1793307600.0])
+def test_api_unix_time_dates(fixture_page, date):
+    # a Unix time in the api.php JSON (its date format is not confirmed) gave no timestamp at all
+    import json
+
+    data, url = fixture_page(API[0])
+    doc = json.loads(data)
+    doc["messages"][0]["info"] = {"date": date, "edit": {"user": "Niccolò", "date": date + 60 if not isinstance(date, str) else "1793307660"}}
+    post = parse_page(json.dumps(doc).encode("utf-8"), url, fetched_at=FETCHED).posts[0]
+    assert (post.id, post.timestamp, post.edited_by, post.edited_at) == (
+        "600110", "2026-10-29T22:00:00+01:00", "Niccolò", "2026-10-29T22:01:00+01:00")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from lxml import etree
@@ -214,10 +214,10 @@ class ForumFree:
             parts = PostParts(
                 id=pid, element=body, body=body, author=_plain(user.get("name")),
                 author_id=str(user["id"]) if user.get("id") is not None else None,
-                date_text=str(minfo.get("date") or "") or None,
+                date_text=_api_date(minfo.get("date")),
                 group=_plain(user.get("group")) or None,
                 edited_by=_plain(edit.get("user")) or None,
-                edited_text=str(edit["date"]) if edit.get("date") else None,
+                edited_text=_api_date(edit.get("date")),
                 anchor_url=_post_url(origin, tid, st, pid),
             )
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="forum_roller", dice_test=dice_test))
@@ -245,6 +245,20 @@ def _fragment(content: str) -> etree._Element:
     root = read_html(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
     body = root.find("body") if root is not None else None
     return body if body is not None else etree.Element("body")
+
+
+def _api_date(value: Any) -> str | None:
+    """An api.php date as text: as written ("24/10/2026, 21:00"), or a Unix time in seconds (the JSON's date
+    format is not confirmed: a number of 9-11 digits is read as one) as UTC ISO 8601, which the forum's
+    timezone then shows."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value).strip()
+    if text.isdigit() and 9 <= len(text) <= 11:
+        return datetime.fromtimestamp(int(text), timezone.utc).isoformat()
+    return text or None
 
 
 def _plain(value: Any) -> str:
