@@ -139,3 +139,17 @@ def test_two_dice_messages_answering_one_post_take_successive_label_lines(fixtur
     assert [(r.expression, r.faces, r.label) for r in by_id["600130"].rolls] == [
         ("1d24", (9,), "Protezione [Blut Vene] (Quincy vs Hollow): (+2 [Bonus Protezione] +6 [Destrezza])"),
         ("1d12", (10,), "Attacco [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +6 [Destrezza])")]
+
+
+def test_dice_message_for_a_member_with_an_apostrophe(fixture_page):
+    # "Il membro 'D'Artagnan' …" was read as member "D": nobody matched and the dice stayed on the bot's post
+    data, url = fixture_page("forumotion/phpbb3/t87p0.html")
+    s = data.decode("utf-8")
+    for old in ('<a href="/u1187">Seireitei_Ryo</a>', "'<strong>Seireitei_Ryo</strong>'"):
+        assert old in s
+        s = s.replace(old, old.replace("Seireitei_Ryo", "D'Artagnan"))
+    by_id = {p.id: p for p in parse_page(s.encode("utf-8"), url, fetched_at=FETCHED).posts}
+    assert (by_id["600130"].author, by_id["600131"].answers, by_id["600131"].rolls) == ("D'Artagnan", "600130", ())
+    assert [(r.expression, r.faces, r.label.split(":")[0]) for r in by_id["600130"].rolls] == [
+        ("1d24", (9,), "Protezione [Blut Vene] (Quincy vs Hollow)"),
+        ("1d12", (10,), "Attacco [Freccia Sacra] (Quincy vs Hollow)")]
