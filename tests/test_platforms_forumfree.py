@@ -300,3 +300,10 @@ def test_api_unix_time_dates(fixture_page, date):
     post = parse_page(json.dumps(doc).encode("utf-8"), url, fetched_at=FETCHED).posts[0]
     assert (post.id, post.timestamp, post.edited_by, post.edited_at) == (
         "600110", "2026-10-29T22:00:00+01:00", "Niccolò", "2026-10-29T22:01:00+01:00")
+
+
+def test_an_icon_link_before_the_name_link(fixture_page):
+    # the first `.nick a` is an online-status icon: the author was ""
+    post = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2"><i class="ico_online">'
+                                          '</i></a> <a href="/?act=Profile&amp;MID=2">Niccolò</a></div>')
+    assert (post.author, post.author_id) == ("Niccolò", "2")

@@ -136,7 +136,9 @@ class ForumFree:
     def _current_parts(self, el: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(el, sel.get("author", X_NICK))
-        author = text_of(nick) if nick is not None else ("" if "author" in sel else text_of(first(el, X_NICK_PLAIN)))
+        author = text_of(nick) if nick is not None else ""
+        if not author and "author" not in sel:  # no profile link, or an icon link first: the nick's own text
+            author = text_of(first(el, X_NICK_PLAIN))
         when = first(el, sel.get("date", X_WHEN))
         group_el = first(el, sel.get("group", X_GROUP))
         body = first(el, sel.get("body", X_BODY))
@@ -158,7 +160,9 @@ class ForumFree:
     def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(table, sel.get("author", X_NICK))
-        author = text_of(nick) if nick is not None else ("" if "author" in sel else text_of(first(table, X_NICK_PLAIN)))
+        author = text_of(nick) if nick is not None else ""
+        if not author and "author" not in sel:  # no profile link, or an icon link first: the nick's own text
+            author = text_of(first(table, X_NICK_PLAIN))
         body = first(table, sel.get("body", X_CLASSIC_BODY_FAST))
         if body is not None and "body" not in sel:
             # Old IPB quotes close the body div and reopen it after the quote table: read the whole cell.
