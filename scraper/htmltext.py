@@ -288,13 +288,16 @@ class _Walker:
             self._plain(el, tag, buf, scan, pre, in_own)  # most elements: no class, nothing special
             return
         cls = tuple(cls_attr.split()) if cls_attr else ()
-        # --- ForumFree heads: "CITAZIONE (Nick @ data)", "CODICE", "SPOILER" before the box -----
-        if "quote_top" in cls or "code_top" in cls:
+        # --- ForumFree heads: "CITAZIONE (Nick @ data)", "CODICE", "SPOILER" before the box; phpBB subsilver2's
+        # "Nick ha scritto:" / "Codice:" heads (div.quotetitle / div.codetitle before div.quotecontent / codecontent)
+        if "quote_top" in cls or "code_top" in cls or "quotetitle" in cls or "codetitle" in cls:
             head = _WS.sub(" ", _text_content(el)).strip()
             if _SPOILER_WORDS.search(head) or "spoiler_top" in cls:
                 self.pending = ("spoiler", None)
-            elif "quote_top" in cls:
-                author = _head_author(head) or (self.pending[1] if self.pending else None)
+            elif "quote_top" in cls or "quotetitle" in cls:
+                m = _CITE_AUTHOR.search(head) if "quotetitle" in cls else None
+                author = ((m.group(1).strip() if m else None) or _head_author(head)
+                          or (self.pending[1] if self.pending else None))
                 self.pending = ("quote", author)
             else:
                 self.pending = ("code", None)
@@ -312,13 +315,13 @@ class _Walker:
                 self.quotes.append(Quote(author=_quote_author(author), text=clean_lines("".join(qbuf))))
                 self.emit(BLOCK, buf, True)
                 return
-        if tag == "blockquote" or "quote" in cls or el.get("id") == "QUOTE":
+        if tag == "blockquote" or "quote" in cls or el.get("id") == "QUOTE" or "quotecontent" in cls:
             kind = "quote"
             if self.pending and self.pending[0] == "quote":
                 author = self.pending[1]
             if self.pending and self.pending[0] == "spoiler":
                 kind = "spoiler"
-        elif "code" in cls and tag == "div":
+        elif ("code" in cls or "codecontent" in cls) and tag == "div":
             kind = self.pending[0] if self.pending else "code"
             if kind == "quote":
                 author = self.pending[1] if self.pending else None

@@ -100,3 +100,14 @@ def test_forumfree_quote_head_names_with_brackets_or_at():
                                   '<div class="quote">ciao</div>mio</div>')
         pt = split_post(el)
         assert (pt.text, [(q.author, q.text) for q in pt.quotes]) == ("mio", [(nick, "ciao")])
+
+
+def test_subsilver2_quote_and_code_boxes():
+    # phpBB subsilver2: the quoted roll was read as the quoting post's own text (and so as its roll)
+    el = lxml_html.fromstring('<div><div class="quotetitle"><b>Kurogane ha scritto:</b></div>'
+                              '<div class="quotecontent">Attacco 1d20: 5 = 5</div>'
+                              '<div class="codetitle"><b>Codice:</b></div><div class="codecontent">1d20: 7 = 7</div>'
+                              'mio</div>')
+    pt = split_post(el)
+    assert (pt.text, pt.scan, [(q.author, q.text) for q in pt.quotes], pt.codes) == (
+        "1d20: 7 = 7\nmio", "mio", [("Kurogane", "Attacco 1d20: 5 = 5")], ["1d20: 7 = 7"])
