@@ -70,6 +70,12 @@ def test_edit_notes(text, who, when):
     ("2 novembre, 2025 21:14", "2025-11-02T21:14:00+01:00"),
     # phpBB's English edit note: "1 time" was taken for the date, the time lost
     ("Sat Oct 31, 2026 6:02 pm, edited 1 time in total.", "2026-10-31T18:02:00+01:00"),
+    # month first when only that reads (an English board): was None
+    ("10/31/2026, 06:02 PM", "2026-10-31T18:02:00+01:00"),
+    # "p.m." was ignored; "am" starting a word was taken for the morning
+    ("2/11/2026 9:05 p.m.", "2026-11-02T21:05:00+01:00"),
+    ("2/11/2026 12:30 amici", "2026-11-02T12:30:00+01:00"),
+    ("2/11/2026 12:30am", "2026-11-02T00:30:00+01:00"),
 ])
 def test_formats_review(text, iso):
     assert parse_forum_date(text, ROME, now=NOW) == iso

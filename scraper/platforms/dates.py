@@ -16,7 +16,8 @@ MONTHS = {
     "october": 10, "november": 11, "dec": 12, "december": 12,
 }
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
-_TIME = re.compile(r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?\s*(am|pm)?", re.I)
+# am/pm also as "p.m.", never the start of a word ("12:30 amici" is no 00:30)
+_TIME = re.compile(r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:\s*([ap])\.?m\b\.?)?", re.I)
 # Not inside a longer number: "2026-11-02" is year first (_YMD), never day 26 of month 11 of 2002.
 _NUMERIC = re.compile(r"(?<!\d)(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})(?!\d)")
 _YMD = re.compile(r"(?<!\d)(\d{4})[/.-](\d{1,2})[/.-](\d{1,2})(?!\d)")
@@ -74,6 +75,8 @@ def _parse(text: str | None, tz: tzinfo, *, now: datetime | None = None) -> str 
         if m:
             d, mo, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
             y = y + 2000 if y < 100 else y
+            if mo > 12 >= d:  # only month/day reads it (an English board's 10/31/2026); else day first
+                d, mo = mo, d
             day, dm = _safe_date(y, mo, d), m
         elif (m := _YMD.search(text)) is not None:
             day, dm = _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3))), m
@@ -102,9 +105,9 @@ def _parse(text: str | None, tz: tzinfo, *, now: datetime | None = None) -> str 
     if t:
         hh, mm, ss = int(t.group(1)), int(t.group(2)), int(t.group(3) or 0)
         ampm = (t.group(4) or "").lower()
-        if ampm == "pm" and hh < 12:
+        if ampm == "p" and hh < 12:
             hh += 12
-        elif ampm == "am" and hh == 12:
+        elif ampm == "a" and hh == 12:
             hh = 0
         if not (0 <= hh < 24 and 0 <= mm < 60 and 0 <= ss < 60):
             hh = mm = ss = 0
