@@ -307,3 +307,15 @@ def test_an_icon_link_before_the_name_link(fixture_page):
     post = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2"><i class="ico_online">'
                                           '</i></a> <a href="/?act=Profile&amp;MID=2">Niccolò</a></div>')
     assert (post.author, post.author_id) == ("Niccolò", "2")
+
+
+def test_a_roll_written_inside_the_dice_blocks_label():
+    # the roller's only child is its "label" and the roll is in it: the roll was lost (neither block nor text roll)
+    html = ROLLER_VARIANT.replace(
+        '<div class="ff_dado">Tiro di dado: 2d6+1 = [3, 5] + 1 = 9<br><span class="motivo">Schivata (Ichigo vs Byakuya): '
+        '(+1 [Destrezza])</span></div>',
+        '<div class="ff_dado"><span class="motivo">Schivata (Ichigo vs Byakuya): 2d6+1 = [3, 5] + 1 = 9</span></div>')
+    assert html != ROLLER_VARIANT
+    r = parse_page(html.encode(), "https://x.forumfree.it/?t=1").posts[0].rolls[0]
+    assert (r.expression, r.faces, r.total, r.source, r.authentic, r.label) == (
+        "2d6+1", (3, 5), 9, "forum_roller", True, "Schivata (Ichigo vs Byakuya)")

@@ -471,7 +471,26 @@ def read_dice_block(el: etree._Element, patterns: Sequence[re.Pattern[str]] = ()
     for tr in find_text_rolls(text):
         lab = label or tr.label
         out.append(DiceRead(tr.expression, tr.faces, tr.total, lab))
+    if not out and label_el is not None and label:
+        # nothing outside the label: the roll is written inside it ("Attacco …: 1d12+6: 8 + 6 = 14"), read the
+        # whole block, the label being the text before the roll
+        return read_dice_block_text(_block_text(el, skip=None), patterns)
     return out
+
+
+def read_dice_block_text(text: str, patterns: Sequence[re.Pattern[str]] = ()) -> list[DiceRead]:
+    """The rolls in a dice block's whole text, each labelled by the text before it."""
+    out: list[DiceRead] = []
+    for rx in patterns:
+        for m in rx.finditer(text):
+            gd = m.groupdict()
+            faces = tuple(abs(int(x)) for x in _NUMS.findall(gd.get("faces") or "")) or None
+            total = int(m.group("total")) if m.group("total") else None
+            lab = (gd.get("label") or "").strip() or text[:m.start()].strip(" :-\n")
+            out.append(DiceRead(m.group("expr").strip(), faces, total, lab))
+        if out:
+            return out
+    return [DiceRead(tr.expression, tr.faces, tr.total, tr.label) for tr in find_text_rolls(text)]
 
 
 def _block_text(el: etree._Element, skip: etree._Element | None) -> str:
