@@ -25,7 +25,6 @@ _STRUCT_TAGS = frozenset({"blockquote", "details"})  # structure even without a 
 _PLAIN_SPECIAL = CELL_TAGS | {"a"}  # unclassed but not only walked: cell separators, links (`_plain`)
 
 _WS = re.compile(r"[ \t\r\n\f\v\u00a0\u200b]+")
-_QUOTE_HEAD_AUTHOR = re.compile(r"\(\s*([^@()]+?)\s*@")
 _CITE_AUTHOR = re.compile(r"^\s*(.+?)\s+(?:ha scritto|scrive|wrote|a écrit)\b", re.I)
 _QUOTE_WORDS = re.compile(r"\b(cit|citazione|quote|ha scritto|wrote|scrive)", re.I)
 _SPOILER_WORDS = re.compile(r"\bspoiler\b", re.I)
@@ -289,14 +288,16 @@ class _Walker:
             self._plain(el, tag, buf, scan, pre, in_own)  # most elements: no class, nothing special
             return
         cls = tuple(cls_attr.split()) if cls_attr else ()
-        # --- ForumFree heads: "CITAZIONE (Nick @ data)", "CODICE", "SPOILER" before the box -----
-        if "quote_top" in cls or "code_top" in cls:
+        # --- ForumFree heads: "CITAZIONE (Nick @ data)", "CODICE", "SPOILER" before the box; phpBB subsilver2's
+        # "Nick ha scritto:" / "Codice:" heads (div.quotetitle / div.codetitle before div.quotecontent / codecontent)
+        if "quote_top" in cls or "code_top" in cls or "quotetitle" in cls or "codetitle" in cls:
             head = _WS.sub(" ", _text_content(el)).strip()
             if _SPOILER_WORDS.search(head) or "spoiler_top" in cls:
                 self.pending = ("spoiler", None)
-            elif "quote_top" in cls:
-                m = _QUOTE_HEAD_AUTHOR.search(head)
-                author = m.group(1).strip() if m else (self.pending[1] if self.pending else None)
+            elif "quote_top" in cls or "quotetitle" in cls:
+                m = _CITE_AUTHOR.search(head) if "quotetitle" in cls else None
+                author = ((m.group(1).strip() if m else None) or _head_author(head)
+                          or (self.pending[1] if self.pending else None))
                 self.pending = ("quote", author)
             else:
                 self.pending = ("code", None)
@@ -314,13 +315,13 @@ class _Walker:
                 self.quotes.append(Quote(author=_quote_author(author), text=clean_lines("".join(qbuf))))
                 self.emit(BLOCK, buf, True)
                 return
-        if tag == "blockquote" or "quote" in cls or el.get("id") == "QUOTE":
+        if tag == "blockquote" or "quote" in cls or el.get("id") == "QUOTE" or "quotecontent" in cls:
             kind = "quote"
             if self.pending and self.pending[0] == "quote":
                 author = self.pending[1]
             if self.pending and self.pending[0] == "spoiler":
                 kind = "spoiler"
-        elif "code" in cls and tag == "div":
+        elif ("code" in cls or "codecontent" in cls) and tag == "div":
             kind = self.pending[0] if self.pending else "code"
             if kind == "quote":
                 author = self.pending[1] if self.pending else None
@@ -429,8 +430,7 @@ class _Walker:
             if m:
                 author = m.group(1).strip()
             else:
-                m = _QUOTE_HEAD_AUTHOR.search(ht)
-                author = m.group(1).strip() if m else (ht.rstrip(":").strip() or None)
+                author = _head_author(ht) or (ht.rstrip(":").strip() or None)
                 if author and _QUOTE_WORDS.fullmatch(author):
                     author = None
         qbuf: list[str] = []
@@ -459,6 +459,16 @@ class _Walker:
             self.walk(el, buf, scan)
         self.emit(BLOCK, buf, scan)
         self.spoilers.append(clean_lines("".join(buf[start:])))
+
+
+def _head_author(head: str) -> str | None:
+    """The name in a ForumFree quote head, "CITAZIONE (Nick @ 2/11/2026, 10:00)": from the first "(" to the last
+    "@" (a name may hold brackets or an "@" itself: "Ryo (Lupo)", "Ryo@Home")."""
+    i = head.find("(")
+    if i < 0:
+        return None
+    j = head.rfind("@")
+    return (head[i + 1:j].strip() or None) if j > i else None
 
 
 def _quote_author(author: str | None) -> str | None:

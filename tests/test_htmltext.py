@@ -91,3 +91,23 @@ def test_deep_nesting_does_not_crash():
     # libxml2 keeps ~255 levels; past our own cap the text is kept flat instead of recursing
     el = frag("<span>" * 240 + "fondo" + "</span>" * 240)
     assert element_text(el) == "fondo"
+
+
+def test_forumfree_quote_head_names_with_brackets_or_at():
+    # "Ryo (Lupo)" gave no author, "Ryo@Home" gave "Ryo"
+    for nick in ("Ryo (Lupo)", "Ryo@Home", "Kurogane"):
+        el = lxml_html.fromstring(f'<div><div class="quote_top"><b>CITAZIONE</b> ({nick} @ 2/11/2026, 10:00)</div>'
+                                  '<div class="quote">ciao</div>mio</div>')
+        pt = split_post(el)
+        assert (pt.text, [(q.author, q.text) for q in pt.quotes]) == ("mio", [(nick, "ciao")])
+
+
+def test_subsilver2_quote_and_code_boxes():
+    # phpBB subsilver2: the quoted roll was read as the quoting post's own text (and so as its roll)
+    el = lxml_html.fromstring('<div><div class="quotetitle"><b>Kurogane ha scritto:</b></div>'
+                              '<div class="quotecontent">Attacco 1d20: 5 = 5</div>'
+                              '<div class="codetitle"><b>Codice:</b></div><div class="codecontent">1d20: 7 = 7</div>'
+                              'mio</div>')
+    pt = split_post(el)
+    assert (pt.text, pt.scan, [(q.author, q.text) for q in pt.quotes], pt.codes) == (
+        "1d20: 7 = 7\nmio", "mio", [("Kurogane", "Attacco 1d20: 5 = 5")], ["1d20: 7 = 7"])

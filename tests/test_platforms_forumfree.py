@@ -248,3 +248,74 @@ def test_max_pages_is_the_crawls_bound():
     from scraper.platforms.base import MAX_PAGES
 
     assert MAX_PAGES == CRAWL_MAX
+
+
+_NICK = '<div class="nick"><a href="/?act=Profile&amp;MID=2" title="Profilo di Niccolò">Niccolò</a></div>'
+
+
+def _first_post_with(fixture_page, nick_html):
+    data, url = fixture_page(HTML[0])
+    s = data.decode("utf-8")
+    assert s.count(_NICK) >= 1
+    page = parse_page(s.replace(_NICK, nick_html, 1).encode("utf-8"), url, fetched_at=FETCHED)
+    return page.posts[0]
+
+
+def test_a_guest_or_deleted_member_keeps_the_name(fixture_page):
+    # no profile link in .nick: the name was lost ("")
+    post = _first_post_with(fixture_page, '<div class="nick">Ospite Misterioso</div>')
+    assert (post.id, post.author, post.author_id) == ("600110", "Ospite Misterioso", None)
+
+
+def test_invisible_marks_around_a_name_are_dropped(fixture_page):
+    # an RTL mark / BOM pasted with the nick made another name than the same member's other posts
+    post = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2">'
+                                          '\ufeff<span style="color:red"><b>Dark&nbsp;Niccolò</b> 🔥\u200e</span></a></div>')
+    assert (post.author, post.author_id) == ("Dark Niccolò 🔥", "2")
+    emoji = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2">Ryo 👨\u200d🚀</a></div>')
+    assert emoji.author == "Ryo 👨\u200d🚀"  # a joiner inside the name is part of it
+
+
+@pytest.mark.parametrize("group,role", [("Narratori", "master"), ("Masters", "master"),
+                                        ("Amministratori", "master"), ("Moderatori", "player")])
+def test_plural_master_groups(fixture_page, group, role):
+    # a master in the group "Narratori" was read as a player (his posts as turns)
+    data, url = fixture_page(HTML[0])
+    s = data.decode("utf-8")
+    old = '<p class="u_group"><span class="u_title">Gruppo:</span> Master</p>'
+    assert old in s
+    page = parse_page(s.replace(old, f'<p class="u_group"><span class="u_title">Gruppo:</span> {group}</p>', 1)
+                      .encode("utf-8"), url, fetched_at=FETCHED)
+    assert (page.posts[0].author, page.posts[0].role) == ("Niccolò", role)
+
+
+@pytest.mark.parametrize("date", [1793307600, "1793307600", 1793307600.0])
+def test_api_unix_time_dates(fixture_page, date):
+    # a Unix time in the api.php JSON (its date format is not confirmed) gave no timestamp at all
+    import json
+
+    data, url = fixture_page(API[0])
+    doc = json.loads(data)
+    doc["messages"][0]["info"] = {"date": date, "edit": {"user": "Niccolò", "date": date + 60 if not isinstance(date, str) else "1793307660"}}
+    post = parse_page(json.dumps(doc).encode("utf-8"), url, fetched_at=FETCHED).posts[0]
+    assert (post.id, post.timestamp, post.edited_by, post.edited_at) == (
+        "600110", "2026-10-29T22:00:00+01:00", "Niccolò", "2026-10-29T22:01:00+01:00")
+
+
+def test_an_icon_link_before_the_name_link(fixture_page):
+    # the first `.nick a` is an online-status icon: the author was ""
+    post = _first_post_with(fixture_page, '<div class="nick"><a href="/?act=Profile&amp;MID=2"><i class="ico_online">'
+                                          '</i></a> <a href="/?act=Profile&amp;MID=2">Niccolò</a></div>')
+    assert (post.author, post.author_id) == ("Niccolò", "2")
+
+
+def test_a_roll_written_inside_the_dice_blocks_label():
+    # the roller's only child is its "label" and the roll is in it: the roll was lost (neither block nor text roll)
+    html = ROLLER_VARIANT.replace(
+        '<div class="ff_dado">Tiro di dado: 2d6+1 = [3, 5] + 1 = 9<br><span class="motivo">Schivata (Ichigo vs Byakuya): '
+        '(+1 [Destrezza])</span></div>',
+        '<div class="ff_dado"><span class="motivo">Schivata (Ichigo vs Byakuya): 2d6+1 = [3, 5] + 1 = 9</span></div>')
+    assert html != ROLLER_VARIANT
+    r = parse_page(html.encode(), "https://x.forumfree.it/?t=1").posts[0].rolls[0]
+    assert (r.expression, r.faces, r.total, r.source, r.authentic, r.label) == (
+        "2d6+1", (3, 5), 9, "forum_roller", True, "Schivata (Ichigo vs Byakuya)")

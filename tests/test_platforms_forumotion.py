@@ -116,3 +116,40 @@ def test_links_in_a_post_are_no_pagination(fixture_page, link):
     urls = (f"{base}-santuario-elettra-vs-orione",) + tuple(f"{base}p{o}-santuario-elettra-vs-orione" for o in (5, 10, 15))
     assert (page.page, page.page_count, page.page_size, page.last_offset) == (1, 4, 5, 15)
     assert page.page_urls == urls and page.next_url == urls[1]
+
+
+def test_two_dice_messages_answering_one_post_take_successive_label_lines(fixture_page):
+    """One Game-Master message per roll: the second message's die (named only 'Dado') takes the player's next
+    label line, not the first one again (the Attacco d12 was paired as a second Protezione)."""
+    data, url = fixture_page("forumotion/phpbb3/t87p0.html")
+    s = data.decode("utf-8")
+    a = s.index('<div id="p600131"')
+    b = s.index('<hr class="divider">', a)
+    gm = s[a:b]
+    img24 = '<img src="https://illiweb.com/fa/dice/d24_9.png" alt="9" title="9" border="0">'
+    img12 = '<img src="https://illiweb.com/fa/dice/d12_10.png" alt="10" title="10" border="0">'
+    assert f"#1 'Protezione (d24)' : {img24}<br>#2 'Attacco (d12)' : {img12}" in gm
+    first = gm.replace(f"<br>#2 'Attacco (d12)' : {img12}", "").replace("'Protezione (d24)'", "'Dado (d24)'")
+    second = gm.replace("600131", "600132").replace(
+        f"#1 'Protezione (d24)' : {img24}<br>#2 'Attacco (d12)'", "#1 'Dado (d12)'")
+    page = parse_page((s[:a] + first + '<hr class="divider">' + second + s[b:]).encode("utf-8"), url,
+                      fetched_at=FETCHED)
+    by_id = {p.id: p for p in page.posts}
+    assert (by_id["600131"].answers, by_id["600132"].answers) == ("600130", "600130")
+    assert [(r.expression, r.faces, r.label) for r in by_id["600130"].rolls] == [
+        ("1d24", (9,), "Protezione [Blut Vene] (Quincy vs Hollow): (+2 [Bonus Protezione] +6 [Destrezza])"),
+        ("1d12", (10,), "Attacco [Freccia Sacra] (Quincy vs Hollow): (+2 [Raggio Ottimale] +6 [Destrezza])")]
+
+
+def test_dice_message_for_a_member_with_an_apostrophe(fixture_page):
+    # "Il membro 'D'Artagnan' …" was read as member "D": nobody matched and the dice stayed on the bot's post
+    data, url = fixture_page("forumotion/phpbb3/t87p0.html")
+    s = data.decode("utf-8")
+    for old in ('<a href="/u1187">Seireitei_Ryo</a>', "'<strong>Seireitei_Ryo</strong>'"):
+        assert old in s
+        s = s.replace(old, old.replace("Seireitei_Ryo", "D'Artagnan"))
+    by_id = {p.id: p for p in parse_page(s.encode("utf-8"), url, fetched_at=FETCHED).posts}
+    assert (by_id["600130"].author, by_id["600131"].answers, by_id["600131"].rolls) == ("D'Artagnan", "600130", ())
+    assert [(r.expression, r.faces, r.label.split(":")[0]) for r in by_id["600130"].rolls] == [
+        ("1d24", (9,), "Protezione [Blut Vene] (Quincy vs Hollow)"),
+        ("1d12", (10,), "Attacco [Freccia Sacra] (Quincy vs Hollow)")]

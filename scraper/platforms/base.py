@@ -471,7 +471,26 @@ def read_dice_block(el: etree._Element, patterns: Sequence[re.Pattern[str]] = ()
     for tr in find_text_rolls(text):
         lab = label or tr.label
         out.append(DiceRead(tr.expression, tr.faces, tr.total, lab))
+    if not out and label_el is not None and label:
+        # nothing outside the label: the roll is written inside it ("Attacco …: 1d12+6: 8 + 6 = 14"), read the
+        # whole block, the label being the text before the roll
+        return read_dice_block_text(_block_text(el, skip=None), patterns)
     return out
+
+
+def read_dice_block_text(text: str, patterns: Sequence[re.Pattern[str]] = ()) -> list[DiceRead]:
+    """The rolls in a dice block's whole text, each labelled by the text before it."""
+    out: list[DiceRead] = []
+    for rx in patterns:
+        for m in rx.finditer(text):
+            gd = m.groupdict()
+            faces = tuple(abs(int(x)) for x in _NUMS.findall(gd.get("faces") or "")) or None
+            total = int(m.group("total")) if m.group("total") else None
+            lab = (gd.get("label") or "").strip() or text[:m.start()].strip(" :-\n")
+            out.append(DiceRead(m.group("expr").strip(), faces, total, lab))
+        if out:
+            return out
+    return [DiceRead(tr.expression, tr.faces, tr.total, tr.label) for tr in find_text_rolls(text)]
 
 
 def _block_text(el: etree._Element, skip: etree._Element | None) -> str:
@@ -560,6 +579,17 @@ def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
 
 _new_post = maker(Post)  # the same Post, without the frozen __init__'s setattr per field
 
+# Invisible format characters a name may carry at its ends (direction marks pasted with an RTL nick, a BOM, a
+# zero-width space): the same member must have one name on every post. Inside a name they stay (emoji joiners).
+_NAME_EDGES = " \u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def clean_name(name: str | None) -> str | None:
+    """`name` without invisible format characters at its ends (ASCII names, the common case, as they are)."""
+    if not name or name.isascii():
+        return name
+    return name.strip(_NAME_EDGES)
+
 
 def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, dice_test: DiceTest | None) -> Post:
     """Shared steps: split the body, read dice blocks and text rolls, schema, damage, role, dates, digest."""
@@ -593,17 +623,18 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     schema = post_schema(pt.scan, pt.links, ctx.url, ctx.joined) if pt.scan else None
     damage = tuple(_damage_fn()(pt.scan)) if pt.scan else ()
     tz = cfg.tz
+    author = clean_name(parts.author) or ""
     timestamp = parts.timestamp or parse_forum_date(parts.date_text, tz, now=ctx.now)
     edited_at = parse_forum_date(parts.edited_text, tz, now=ctx.now) if parts.edited_text else None
     return _new_post(
         id=parts.id,
         page=page,
         url=parts.anchor_url,
-        author=parts.author,
+        author=author,
         author_id=parts.author_id,
         timestamp=timestamp,
-        role=roles_for(parts.author, parts.group, cfg),  # type: ignore[arg-type]
-        edited_by=parts.edited_by,
+        role=roles_for(author, parts.group, cfg),  # type: ignore[arg-type]
+        edited_by=clean_name(parts.edited_by) or None,
         edited_at=edited_at,
         body=pt.text,
         quotes=tuple(pt.quotes),
@@ -615,8 +646,9 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     )
 
 
-_EDIT = re.compile(r"(?:edited by|modificato da|ultima modifica(?: di)?|modifié par)\s*:?\s*(.+?)\s*(?:[-–,]|\bil\b|\bon\b|$)\s*(.*)$",
-                   re.I | re.S)
+# The name ends at a spaced dash, a comma, "il"/"on", or the end: a dash inside a name (Jean-Luc) is no separator.
+_EDIT = re.compile(r"(?:edited by|modificato da|ultima modifica(?: di)?|modifié par)\s*:?\s*(.+?)\s*"
+                   r"(?:(?<=\s)[-–]|[-–](?=\s)|,|\bil\b|\bon\b|$)\s*(.*)$", re.I | re.S)
 
 
 def parse_edit_note(text: str) -> tuple[str | None, str | None]:

@@ -14,7 +14,10 @@ from lxml import etree
 from scraper.errors import ParseError
 
 DEFAULT_TIMEZONE = "Europe/Rome"  # Italian forums show local time without an offset
-DEFAULT_MASTER_GROUPS = ("Master", "Game Master", "Admin", "Administrator", "Amministratore", "Narratore")
+# Whole words: the plural group names forums use ("Narratori", "Masters") are listed too, or their members
+# would read as players (and their posts as turns).
+DEFAULT_MASTER_GROUPS = ("Master", "Masters", "Game Master", "Admin", "Administrator", "Administrators",
+                         "Amministratore", "Amministratori", "Narratore", "Narratori")
 DEFAULT_GM_ACCOUNTS = ("Game Master",)  # Forumotion's dice account
 PLATFORMS = ("auto", "forumfree", "forumotion", "phpbb", "generic")
 SELECTOR_KEYS = ("post", "author", "body", "date", "dice", "group")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from lxml import etree
@@ -32,6 +32,7 @@ _TITLE_SUFFIX = re.compile(r"\s*[|\-–]\s*[^|\-–]*$")
 X_POSTS = f"descendant::li/@id[starts-with(., 'ee')]/parent::li[{has_class('post')}]"
 X_CLASSIC_ANCHORS = "descendant::a/@name[starts-with(., 'entry')]/parent::a"
 X_NICK = Css(".nick a, .normalname a")
+X_NICK_PLAIN = Css(".nick, .normalname")  # a guest or deleted member: the name without a profile link
 X_WHEN = Css(".when")
 X_GROUP = Css(".u_group")
 X_BODY = Css("td.right table.color")
@@ -135,6 +136,9 @@ class ForumFree:
     def _current_parts(self, el: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(el, sel.get("author", X_NICK))
+        author = text_of(nick) if nick is not None else ""
+        if not author and "author" not in sel:  # no profile link, or an icon link first: the nick's own text
+            author = text_of(first(el, X_NICK_PLAIN))
         when = first(el, sel.get("date", X_WHEN))
         group_el = first(el, sel.get("group", X_GROUP))
         body = first(el, sel.get("body", X_BODY))
@@ -146,7 +150,7 @@ class ForumFree:
         if when is not None:
             date_text = when.get("title") or text_of(when)
         return PostParts(
-            id=pid, element=el, body=body, author=text_of(nick) if nick is not None else "",
+            id=pid, element=el, body=body, author=author,
             author_id=_mid(nick), date_text=date_text,
             group=_GROUP_PREFIX.sub("", text_of(group_el)) if group_el is not None else None,
             edited_by=edited_by, edited_text=edited_text, anchor_url=_post_url(origin, tid, st, pid),
@@ -156,6 +160,9 @@ class ForumFree:
     def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
         nick = first(table, sel.get("author", X_NICK))
+        author = text_of(nick) if nick is not None else ""
+        if not author and "author" not in sel:  # no profile link, or an icon link first: the nick's own text
+            author = text_of(first(table, X_NICK_PLAIN))
         body = first(table, sel.get("body", X_CLASSIC_BODY_FAST))
         if body is not None and "body" not in sel:
             # Old IPB quotes close the body div and reopen it after the quote table: read the whole cell.
@@ -173,7 +180,7 @@ class ForumFree:
         edit_el = first(table, X_EDIT)
         edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
         return PostParts(
-            id=pid, element=table, body=body, author=text_of(nick) if nick is not None else "",
+            id=pid, element=table, body=body, author=author,
             author_id=_mid(nick), date_text=date_text, group=group, edited_by=edited_by,
             edited_text=edited_text, anchor_url=_post_url(origin, tid, st, pid),
         )
@@ -211,10 +218,10 @@ class ForumFree:
             parts = PostParts(
                 id=pid, element=body, body=body, author=_plain(user.get("name")),
                 author_id=str(user["id"]) if user.get("id") is not None else None,
-                date_text=str(minfo.get("date") or "") or None,
+                date_text=_api_date(minfo.get("date")),
                 group=_plain(user.get("group")) or None,
                 edited_by=_plain(edit.get("user")) or None,
-                edited_text=str(edit["date"]) if edit.get("date") else None,
+                edited_text=_api_date(edit.get("date")),
                 anchor_url=_post_url(origin, tid, st, pid),
             )
             posts.append(build_post(parts, page=page_no, ctx=ctx, source="forum_roller", dice_test=dice_test))
@@ -242,6 +249,20 @@ def _fragment(content: str) -> etree._Element:
     root = read_html(f"<html><body>{content}</body></html>".encode("utf-8"), _FRAGMENT_PARSER)
     body = root.find("body") if root is not None else None
     return body if body is not None else etree.Element("body")
+
+
+def _api_date(value: Any) -> str | None:
+    """An api.php date as text: as written ("24/10/2026, 21:00"), or a Unix time in seconds (the JSON's date
+    format is not confirmed: a number of 9-11 digits is read as one) as UTC ISO 8601, which the forum's
+    timezone then shows."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value).strip()
+    if text.isdigit() and 9 <= len(text) <= 11:
+        return datetime.fromtimestamp(int(text), timezone.utc).isoformat()
+    return text or None
 
 
 def _plain(value: Any) -> str:

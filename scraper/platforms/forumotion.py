@@ -289,6 +289,16 @@ def _label_lines(body: str) -> list[str]:
     return [m.group(1).strip() for m in (_VS_LINE.match(ln) for ln in body.split("\n")) if m]
 
 
+def _names(body: str, member: str, author: str) -> bool:
+    """The message names `author` whole although `member` (cut at an apostrophe inside the name: 'D'Artagnan'
+    reads as "D") is only its start."""
+    a = author.casefold()
+    if not a.startswith(member.casefold()) or len(a) == len(member):
+        return False
+    text = body.casefold()
+    return any(f"{o}{a}{c}" in text or f"{o} {a} {c}" in text for o, c in (("'", "'"), ("‘", "’"), ("’", "’"), ('"', '"')))
+
+
 def pair_gm_posts(posts: Sequence[Post], config: ForumConfig) -> tuple[Post, ...]:
     """Move each Game-Master post's rolls onto the player post it answers (idempotent).
 
@@ -307,14 +317,21 @@ def pair_gm_posts(posts: Sequence[Post], config: ForumConfig) -> tuple[Post, ...
             cand = out[j]
             if cand.role == "gm_bot":
                 continue
-            if member is None or cand.author.casefold() == member.casefold():
+            if member is None or cand.author.casefold() == member.casefold() or _names(gm.body, member, cand.author):
                 target = j
                 break
         if target is None:
             continue
         player = out[target]
         labels = _label_lines(player.body)
+        # label lines already given to the dice of an earlier Game-Master post answering this same post
+        # (one dice message per roll): those rolls are done, the next message's dice take the next lines
         used: set[int] = set()
+        for prev in player.rolls:
+            if prev.source == "forumotion_gm":
+                k = next((k for k, lab in enumerate(labels) if k not in used and lab == prev.label), None)
+                if k is not None:
+                    used.add(k)
         new_rolls = []
         for roll in gm.rolls:
             pick = None
