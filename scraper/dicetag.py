@@ -727,6 +727,39 @@ def _dstarts(text: str) -> list[re.Match[str]]:
     return sorted(low + up, key=_match_start)
 
 
+# After an expression's own constants: more terms of which one is a die ("1d20+1d6+3", "2d6 + 1d4"). A
+# compound roll is one roll of the whole expression (flagged unparsable by make_roll), never its tail alone.
+_COMPOUND_REST = re.compile(r"(?:\s*[+-]\s*[0-9]{1,5}(?![\w.]))*\s*[+-]\s*[0-9]{0,3}\s?[dD]\s?[0-9]{1,4}(?![\w])"
+                            r"(?:\s*[+-]\s*(?:[0-9]{0,3}\s?[dD]\s?[0-9]{1,4}(?![\w])|[0-9]{1,5}(?![\w.])))*")
+_COMPOUND_TERM = re.compile(r"([+-]?)\s*([0-9]{0,3})\s?([dD]\s?[0-9]{1,4})?")
+
+
+def compound_roll(text: str, start: int, me: int) -> tuple[int, str, tuple[int, ...] | None, int | None, bool] | None:
+    """For an expression at text[start:me] that goes on with another die: (end, expression as written, faces,
+    total, rendered), the end being the compound's end when it has no result (nothing read, no tail re-read);
+    None when the expression is no compound."""
+    if me >= len(text) or text[me] not in " +-\t" or "d" not in text[me:me + 12].lower():
+        return None
+    c = _COMPOUND_REST.match(text, me)
+    if c is None:
+        return None
+    written = "".join(text[start:c.end()].split())
+    count = constant = 0
+    consts: list[str] = []
+    for sign, num, die in _COMPOUND_TERM.findall(written):
+        if die:
+            count += int(num or 1)
+        elif num:
+            constant += -int(num) if sign == "-" else int(num)
+            consts.append(f"{sign or '+'}{num}")
+    end_window = min(len(text), c.end() + _WINDOW)
+    line = text[c.end():end_window].split("\n", 1)[0]
+    faces, total, rendered, used = _read_results(line, min(count, MAX_COUNT), constant, " ".join(consts))
+    if total is None:
+        return c.end(), written, None, None, False
+    return c.end() + used, written, faces, total, rendered
+
+
 def _match_start(m: re.Match[str]) -> int:
     return m.start()
 
@@ -813,6 +846,15 @@ def find_text_rolls(text: str) -> list[TextRoll]:
                                         "rendered"))
                 last_end = after.end()
                 continue
+        comp = compound_roll(text, ms, me) if me < n and text[me] in " +-\t" else None
+        if comp is not None:
+            end, written, faces, total, rendered = comp
+            if total is not None:
+                found.append(_text_roll(ms, end, written, faces, total,
+                                        _label_before(text, ms, max(last_end, passed_end)),
+                                        "rendered" if rendered or faces is not None else "typed"))
+            last_end = end
+            continue
         # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
         end_window = me + _WINDOW if me + _WINDOW < n else n
         prose = _PROSE_AFTER.match(text, me, end_window)

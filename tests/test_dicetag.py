@@ -423,3 +423,21 @@ def test_error_hierarchy_and_codes():
     assert str(e.NotAThread()) == "la pagina non è una discussione del forum"
     err = e.RegistryFileError("valore non valido", line=3, path="reg.toml")
     assert (err.line, str(err)) == (3, "valore non valido (reg.toml; riga 3)")
+
+
+@pytest.mark.parametrize("text, expression, faces, total, label", [
+    ("1d20+1d6+3 => 12, 4 => 19", "1d20+1d6+3", (12, 4), 19, ""),
+    ("Attacco: 1d20+1d6+3 = 19", "1d20+1d6+3", None, 19, "Attacco"),
+    ("Danni 2d6 + 1d4 = 9", "2d6+1d4", None, 9, "Danni"),
+    ("Attacco 1d20 + 5 + 1d6 = 20", "1d20+5+1d6", None, 20, "Attacco"),
+])
+def test_a_compound_roll_is_one_roll_of_the_whole_expression_never_its_tail(text, expression, faces, total, label):
+    [r] = find_text_rolls(text)
+    assert (r.expression, r.faces, r.total, r.label) == (expression, faces, total, label)
+    roll = make_roll(expression=r.expression, faces=r.faces, total=r.total, label=r.label, source="forum_roller")
+    assert not roll.authentic and "unparsable_expression" in roll.problems  # a master checks it by hand
+
+
+def test_a_compound_without_result_is_skipped_and_the_next_roll_still_read():
+    [r] = find_text_rolls("1d20 + 1d6 a testa, poi 1d12+6 = 14")
+    assert (r.expression, r.total) == ("1d12+6", 14)

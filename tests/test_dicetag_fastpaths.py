@@ -22,7 +22,7 @@ from scraper.dicetag import (  # the patterns and limits the fast paths left as 
 )
 # changed 2026-12-01: the fixes of R1 (Risultato/Totale lines), R2 (several constants written again), R3 (total
 # then its breakdown in parentheses) and labels stopping at the previous roll, in the reference too.
-from scraper.dicetag import _CONNECTIVES, _RIS_TOT, _TOTAL_PAREN, _drop_constants
+from scraper.dicetag import _CONNECTIVES, _RIS_TOT, _TOTAL_PAREN, _drop_constants, compound_roll
 # changed 2026-12-01: the shared patterns read ASCII digits only ("３" is no digit in dice text), and a total
 # (_LEAD_NUM, _BRACKET_TOTAL, _AFTER_PAREN, _RIS_TOT) is never the count of a next expression ("1d6 = 1d6 = 3").
 
@@ -429,6 +429,15 @@ def find_text_rolls(text: str) -> list[TextRoll]:
                                       _label_before(text, fb.start(), floor), "rendered"))
                 last_end = after.end()
                 continue
+        # changed 2026-12-01: a compound "1d20+1d6+3" is one roll of the whole expression, never its tail alone
+        comp = compound_roll(text, m.start(), m.end())
+        if comp is not None:
+            end, written, faces, total, rendered = comp
+            if total is not None:
+                found.append(TextRoll(m.start(), end, written, faces, total, _label_before(text, m.start(), floor),
+                                      "rendered" if rendered or faces is not None else "typed"))
+            last_end = end
+            continue
         # Results sit after the expression, on the same line or (ForumFree-ish "Dado: …\nRisultato: …") next.
         end_window = min(len(text), m.end() + _WINDOW)
         window = text[m.end():end_window]
