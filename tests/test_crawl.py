@@ -456,3 +456,57 @@ def test_sheet_charset_from_http_and_too_deep_sheet(local_forum, local_fetcher, 
     techniques = result.history.registry.techniques
     assert "Sonìdo" in techniques and techniques["Artigli Affilati"].extra["effetto"].startswith("€ Lunghi")
     assert len(result.history.posts) == 18
+
+
+# --- a thread read from the link of a POST (what users paste), on any of its pages ------------------------
+
+POST_LINKS = [  # host, fixture page the post is on, post link path, the other pages fetched after it (in order)
+    ("forum.cavalieri-gdr.it", "phpbb/viewtopic_t606_start5.html", "/viewtopic.php?p=910180",
+     ["/viewtopic.php?t=606", "/viewtopic.php?t=606&start=10"]),
+    ("forum.cavalieri-gdr.it", "phpbb/viewtopic_t606_start10.html", "/viewtopic.php?p=910230",
+     ["/viewtopic.php?t=606", "/viewtopic.php?t=606&start=5"]),
+    ("forum.karakura-gdr.it", "phpbb/viewtopic_t312_start15.html", "/viewtopic.php?p=600270",
+     ["/viewtopic.php?t=312"]),
+    ("forum.torre-di-vetro.it", "phpbb/viewtopic_t505_start0.html", "/viewtopic.php?p=900140",
+     ["/viewtopic.php?t=505&start=6"]),
+    ("santuario-gdr.forumfree.it", "forumfree/topic_64600001_st5.html", "/?t=64600001&view=findpost&p=910180",
+     ["/?t=64600001", "/?t=64600001&st=10"]),
+    ("santuario-gdr.forumfree.it", "forumfree/topic_64600001_st5.html", "/?act=findpost&pid=910180",
+     ["/?t=64600001", "/?t=64600001&st=10"]),
+    ("torre-gdr.forumfree.it", "forumfree/topic_64500001_st6.html", "/?t=64500001&view=findpost&p=900190",
+     ["/?t=64500001"]),
+    ("santuario.forumattivo.com", "forumotion/phpbb2/t166p10.html", "/post910190",
+     ["/t166-santuario-elettra-vs-orione", "/t166p5-santuario-elettra-vs-orione",
+      "/t166p15-santuario-elettra-vs-orione"]),
+]
+
+
+@pytest.mark.parametrize("host, path, link, others", POST_LINKS)
+def test_a_post_link_reads_the_whole_thread_every_page_once(host, path, link, others, local_forum, local_fetcher,
+                                                            fixtures_dir):
+    # the forum serves the post's page at the post link itself (phpBB viewtopic.php?p=, a findpost page)
+    local_forum.load_forum(host)
+    local_forum.set_page(link, fixtures_dir / path, content_type="text/html; charset=utf-8")
+    result = crawl_thread(local_forum.url(link), fetcher=local_fetcher, follow_sheets=False)
+    assert [r.path for r in _page_log(local_forum)] == [link] + others
+    expected = _offline(fixtures_dir, host)
+    history = result.history
+    n = len(others) + 1
+    assert (history.thread.pages, history.thread.pages_read) == (n, tuple(range(1, n + 1)))
+    assert [_essence(p) for p in history.posts] == [_essence(p) for p in expected.posts]
+    origin = local_forum.base_url
+    assert [p.url.replace(origin, "") for p in history.posts] == [
+        p.url.replace(f"https://{host}", "") for p in expected.posts]
+    assert [p.index for p in result.pages] == list(range(1, n + 1))
+
+
+def test_a_forumotion_post_link_redirected_to_its_page(local_forum, local_fetcher, fixtures_dir):
+    # Forumotion answers /post<id> with a redirect to /t<tid>p<offset>-slug#<id>
+    host = "santuario.forumattivo.com"
+    local_forum.load_forum(host)
+    local_forum.set_behaviour("/post910160", redirect="/t166p5-santuario-elettra-vs-orione#910160")
+    result = crawl_thread(local_forum.url("/post910160"), fetcher=local_fetcher, follow_sheets=False)
+    assert [r.path for r in _page_log(local_forum)] == [
+        "/post910160", "/t166p5-santuario-elettra-vs-orione", "/t166-santuario-elettra-vs-orione",
+        "/t166p10-santuario-elettra-vs-orione", "/t166p15-santuario-elettra-vs-orione"]
+    assert [_essence(p) for p in result.history.posts] == [_essence(p) for p in _offline(fixtures_dir, host).posts]

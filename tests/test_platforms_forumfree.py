@@ -319,3 +319,50 @@ def test_a_roll_written_inside_the_dice_blocks_label():
     r = parse_page(html.encode(), "https://x.forumfree.it/?t=1").posts[0].rolls[0]
     assert (r.expression, r.faces, r.total, r.source, r.authentic, r.label) == (
         "2d6+1", (3, 5), 9, "forum_roller", True, "Schivata (Ichigo vs Byakuya)")
+
+
+# --- a page reached by a post link (`?t=…&view=findpost&p=…`, `?act=findpost&pid=…`: no st=) ----------------
+
+SANTUARIO_PAGES = {  # fixture → page number, a post of it
+    "forumfree/topic_64600001_st0.html": (1, "910130"),
+    "forumfree/topic_64600001_st5.html": (2, "910180"),
+    "forumfree/topic_64600001_st10.html": (3, "910230"),
+}
+
+
+@pytest.mark.parametrize("link", ["/?t=64600001&view=findpost&p={pid}", "/?act=findpost&pid={pid}"])
+@pytest.mark.parametrize("path", sorted(SANTUARIO_PAGES))
+def test_post_link_to_a_page_of_three_names_the_whole_thread(fixture_page, path, link):
+    # page 2 links only pages 1 and 3 (st=0, st=10): the step is 5 (the "3" link), not their gcd 10
+    data, _ = fixture_page(path)
+    page_no, pid = SANTUARIO_PAGES[path]
+    page = parse_page(data, "https://santuario-gdr.forumfree.it" + link.format(pid=pid), fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size, page.last_offset) == (
+        page_no, "64600001", 3, 5, 10)
+    assert page.page_urls == SANTUARIO_URLS
+    assert page.next_url == (SANTUARIO_URLS[page_no] if page_no < 3 else None)
+    own = SANTUARIO_URLS[page_no - 1]
+    assert [p.url for p in page.posts][:2] == [f"{own}#entry{p.id}" for p in page.posts[:2]]
+    assert {p.page for p in page.posts} == {page_no}
+
+
+TORRE_URLS = ("https://torre-gdr.forumfree.it/?t=64500001", "https://torre-gdr.forumfree.it/?t=64500001&st=6")
+
+
+def test_post_link_to_the_last_of_two_pages_reads_its_offset_from_og_url(fixture_page):
+    # 6 posts a page: page 2 links page 1 only; its og:url (…&st=6) says where it is (was st=15, the usual size)
+    data, _ = fixture_page("forumfree/topic_64500001_st6.html")
+    page = parse_page(data, "https://torre-gdr.forumfree.it/?t=64500001&view=findpost&p=900190", fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size, page.last_offset) == (2, "64500001", 2, 6, 6)
+    assert page.page_urls == TORRE_URLS and page.next_url is None
+    assert page.posts[0].url == "https://torre-gdr.forumfree.it/?t=64500001&st=6#entry900170"
+
+
+def test_post_link_to_the_last_page_when_nothing_says_the_step(fixture_page):
+    # no og:url offset, no numbered link past page 1: the usual 15 posts a page is assumed
+    data, _ = fixture_page("forumfree/topic_64500001_st6.html")
+    data = data.replace(b'content="https://torre-gdr.forumfree.it/?t=64500001&amp;st=6"',
+                        b'content="https://torre-gdr.forumfree.it/?t=64500001"')
+    page = parse_page(data, "https://torre-gdr.forumfree.it/?t=64500001&view=findpost&p=900190", fetched_at=FETCHED)
+    assert (page.page, page.page_count, page.page_size) == (2, 2, 15)
+    assert page.page_urls == (TORRE_URLS[0], "https://torre-gdr.forumfree.it/?t=64500001&st=15")

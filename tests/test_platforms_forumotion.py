@@ -153,3 +153,35 @@ def test_dice_message_for_a_member_with_an_apostrophe(fixture_page):
     assert [(r.expression, r.faces, r.label.split(":")[0]) for r in by_id["600130"].rolls] == [
         ("1d24", (9,), "Protezione [Blut Vene] (Quincy vs Hollow)"),
         ("1d12", (10,), "Attacco [Freccia Sacra] (Quincy vs Hollow)")]
+
+
+# --- a page reached by a post link (`/post<id>` served as is, or saved): nothing in its URL says its offset ----
+
+T166_BASE = "https://santuario.forumattivo.com/t166"
+T166_URLS = (f"{T166_BASE}-santuario-elettra-vs-orione",) + tuple(
+    f"{T166_BASE}p{o}-santuario-elettra-vs-orione" for o in (5, 10, 15))
+
+
+@pytest.mark.parametrize("post_link", ["https://santuario.forumattivo.com/post910160",
+                                       "https://santuario.forumattivo.com/post910160#910160"])
+def test_post_link_page_of_four_step_from_the_numbered_links(fixture_page, post_link):
+    # no link to itself (title, permalinks) and a box "1 [2] 3": offsets 0 and 10, gcd 10; the "3" link says 5
+    data, _ = fixture_page("forumotion/phpbb2/t166p5.html")
+    data = data.replace(b'href="/t166p5-santuario-elettra-vs-orione', b'href="#').replace(
+        b', <a href="/t166p15-santuario-elettra-vs-orione">4</a>', b"")
+    page = parse_page(data, post_link, fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size, page.last_offset) == (2, "166", 4, 5, 15)
+    assert page.page_urls == T166_URLS and page.next_url == T166_URLS[2]
+    assert page.posts[0].url == f"{T166_URLS[1]}#{page.posts[0].id}"
+    assert {p.page for p in page.posts} == {2}
+
+
+def test_post_link_to_the_last_of_two_pages_names_both(fixture_page):
+    # page 2 of 2 links page 1 only and says nothing of its offset: page 2 is the page the link serves
+    data, _ = fixture_page("forumotion/invision/t42p5.html")
+    data = data.replace(b'href="/t42p5-duello-al-tempio-kenshi-vs-mizuki', b'href="#')
+    page = parse_page(data, "https://ninja-gdr.forumattivo.it/post700141#700141", fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size) == (2, "42", 2, None)
+    assert page.page_urls == ("https://ninja-gdr.forumattivo.it/t42-duello-al-tempio-kenshi-vs-mizuki",
+                              "https://ninja-gdr.forumattivo.it/post700141")
+    assert {p.page for p in page.posts} == {2}

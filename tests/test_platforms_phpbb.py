@@ -95,3 +95,66 @@ def test_a_pagination_beyond_the_bound_is_a_named_error():
     huge = PAGE.replace("start=20", "start=999999999990")
     with pytest.raises(TooManyPages):
         parse_page(huge.encode(), "https://gdr.example.it/viewtopic.php?t=9")
+
+
+# --- a page reached by a post link (`viewtopic.php?p=…#p…`: no t=, no start=) -------------------------------
+
+T606_PAGES = {  # fixture → page number, first post id (each page's posts on the page the pagination marks)
+    "phpbb/viewtopic_t606_start0.html": (1, "910110"),
+    "phpbb/viewtopic_t606_start5.html": (2, "910160"),
+    "phpbb/viewtopic_t606_start10.html": (3, "910210"),
+}
+
+
+@pytest.mark.parametrize("path", sorted(T606_PAGES))
+def test_post_link_to_a_page_of_three_names_the_whole_thread(fixture_page, path):
+    # page 2 links only pages 1 and 3 (offsets 0 and 10): the step is 5 (the "3" link), not their gcd 10
+    data, _ = fixture_page(path)
+    page_no, pid = T606_PAGES[path]
+    page = parse_page(data, f"https://forum.cavalieri-gdr.it/viewtopic.php?p={pid}#p{pid}", fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size, page.last_offset) == (page_no, "606", 3, 5, 10)
+    assert page.page_urls == T606_URLS
+    assert page.next_url == (T606_URLS[page_no] if page_no < 3 else None)
+    assert {p.page for p in page.posts} == {page_no}
+    assert page.posts[0].url == f"https://forum.cavalieri-gdr.it/viewtopic.php?p={pid}#p{pid}"
+
+
+T312_URLS = ("https://forum.karakura-gdr.it/viewtopic.php?t=312",
+             "https://forum.karakura-gdr.it/viewtopic.php?t=312&start=15")
+
+
+def test_post_link_to_the_last_of_two_pages_names_both(fixture_page):
+    # the reviewer's case: page 2 of 2 links page 1 only; "18 messaggi" less its 3 posts put it at start=15
+    data, _ = fixture_page("phpbb/viewtopic_t312_start15.html")
+    page = parse_page(data, "https://forum.karakura-gdr.it/viewtopic.php?p=600270#p600270", fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size, page.last_offset) == (2, "312", 2, 15, 15)
+    assert page.page_urls == T312_URLS and page.next_url is None
+    assert [p.id for p in page.posts] == ["600260", "600270", "600280"]
+    assert {p.page for p in page.posts} == {2}
+
+
+def test_post_link_to_the_first_of_two_pages(fixture_page):
+    data, _ = fixture_page("phpbb/viewtopic_t312_start0.html")
+    page = parse_page(data, "https://forum.karakura-gdr.it/viewtopic.php?p=600180#p600180", fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size) == (1, "312", 2, 15)
+    assert page.page_urls == T312_URLS and page.next_url == T312_URLS[1]
+
+
+def test_post_link_to_the_last_page_without_a_post_count_names_itself_as_page_two(fixture_page):
+    # nothing says the step: page 1 is named, and page 2 is the page the link serves
+    data, _ = fixture_page("phpbb/viewtopic_t312_start15.html")
+    data = data.replace("18 messaggi • ".encode(), b"")
+    page = parse_page(data, "https://forum.karakura-gdr.it/viewtopic.php?p=600270#p600270", fetched_at=FETCHED)
+    assert (page.page, page.thread_id, page.page_count, page.page_size) == (2, "312", 2, None)
+    assert page.page_urls == (T312_URLS[0], "https://forum.karakura-gdr.it/viewtopic.php?p=600270")
+
+
+def test_post_link_page_offset_from_the_canonical_link(fixture_page):
+    # phpBB's own canonical names the page's start=: it gives the step when the box does not
+    data, _ = fixture_page("phpbb/viewtopic_t312_start15.html")
+    data = data.replace("18 messaggi • ".encode(), b"").replace(
+        b'<link rel="canonical" href="https://forum.karakura-gdr.it/viewtopic.php?t=312">',
+        b'<link rel="canonical" href="https://forum.karakura-gdr.it/viewtopic.php?t=312&amp;start=15">')
+    page = parse_page(data, "https://forum.karakura-gdr.it/viewtopic.php?p=600270#p600270", fetched_at=FETCHED)
+    assert (page.page, page.page_count, page.page_size, page.last_offset) == (2, 2, 15, 15)
+    assert page.page_urls == T312_URLS

@@ -280,6 +280,17 @@ def pagination_boxes(doc: etree._Element, posts: Sequence[etree._Element] = ()) 
     return [b for b in boxes if b not in inside and not any(a in inside for a in b.iterancestors())]
 
 
+def _on_host(href: str, host: str) -> bool:
+    if "//" in href and host:
+        try:
+            other = (urlsplit(href.strip()).hostname or "").lower()
+        except ValueError:
+            return False
+        if other and other != host:
+            return False
+    return True
+
+
 def pagination_hrefs(doc: etree._Element, posts: Sequence[etree._Element], host: str) -> list[str]:
     """The hrefs of the pagination boxes' links that stay on the page's host (relative, or absolute on `host`;
     any host for a saved file, `host` "")."""
@@ -287,15 +298,76 @@ def pagination_hrefs(doc: etree._Element, posts: Sequence[etree._Element], host:
     out: list[str] = []
     for box in pagination_boxes(doc, posts):
         for href in rel(box):
-            if "//" in href and host:
-                try:
-                    other = (urlsplit(href.strip()).hostname or "").lower()
-                except ValueError:
-                    continue
-                if other and other != host:
-                    continue
-            out.append(href)
+            if _on_host(href, host):
+                out.append(href)
     return out
+
+
+def numbered_step(doc: etree._Element, posts: Sequence[etree._Element], host: str,
+                  offset_of: Callable[[str], int | None]) -> int | None:
+    """Posts per page from the pagination links that show their page number (`3` at offset 10: 5 a page), or
+    None when no link says it or two disagree. Exact where the gcd of the offsets is not: page 2 of 3 read
+    from a post link (no offset in its URL) links only pages 1 and 3 (offsets 0 and 10)."""
+    steps: set[int] = set()
+    for box in pagination_boxes(doc, posts):
+        for a in box.iter("a"):
+            href = a.get("href")
+            t = inline_text(a).strip()
+            if not href or not t.isdigit() or len(t) > 5 or int(t) < 2 or not _on_host(href, host):
+                continue
+            o = offset_of(href)
+            if o is not None and o > 0 and o % (int(t) - 1) == 0:
+                steps.add(o // (int(t) - 1))
+    return steps.pop() if len(steps) == 1 else None
+
+
+_X_HEAD_URLS = ("descendant::head[1]/link[@rel='canonical']/@href"
+                " | descendant::head[1]/meta[@property='og:url']/@content")
+
+
+def head_offset(doc: etree._Element, name: str, tid: str | None) -> int | None:
+    """The page's own offset as its `<link rel=canonical>` / `og:url` name it (`name=`: `st`, `start`), when
+    they name this thread and an offset past the first page; None otherwise (a canonical that drops the offset
+    says nothing about which page this is)."""
+    for value in xp(_X_HEAD_URLS)(doc):
+        v = query_param(value, name)
+        if v and v.isdigit() and int(v) > 0 and (tid is None or query_param(value, "t") == tid):
+            return int(v)
+    return None
+
+
+def unnamed_page(doc: etree._Element, current: str, posts: Sequence[etree._Element], host: str,
+                 offset_of: Callable[[str], int | None], linked: set[int], default: int | None,
+                 head: Callable[[], int | None] | None = None, total: Callable[[], int | None] | None = None,
+                 ) -> tuple[int, int, int | None, int | None, set[int]]:
+    """(page number, offset, step, highest page shown, offsets) of a page whose URL does not say its offset: a post
+    link (`viewtopic.php?p=…`, `?t=…&view=findpost&p=…`) or a saved file. The pagination marks the page; the step
+    comes from its numbered links, else from the page's own offset as `head()` gives it, else (the last page) from
+    `total()` posts in the thread less this page's, else from the gcd of the linked offsets or `default`."""
+    cur, high = shown_page(doc, current, posts)
+    step = None
+    if cur is not None and cur > 1:
+        step = numbered_step(doc, posts, host, offset_of)
+        if step is None and head is not None:
+            own = head()
+            step = own // (cur - 1) if own and own % (cur - 1) == 0 else None
+        if step is None and total is not None and cur == high:
+            n = total()
+            off = n - len(posts) if n is not None else 0
+            step = off // (cur - 1) if off > 0 and off % (cur - 1) == 0 else None
+    if step is None:
+        step, offsets = pagination_step(linked, 0, default)
+    else:
+        offsets = linked | {0}
+    page_no, offset = 1, 0
+    if cur is not None and cur > 1:
+        page_no = cur
+        if step:
+            offset = (cur - 1) * step
+            offsets.add(offset)
+    if high is not None and step:
+        offsets.add((high - 1) * step)
+    return page_no, offset, step, high, offsets
 
 
 def page_from_pagination(doc: etree._Element, current: str, page_no: int, offset: int, step: int | None,
@@ -734,6 +806,6 @@ __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
     "offset_step", "pagination_step", "pagination_boxes", "pagination_hrefs", "check_page_count", "MAX_PAGES",
-    "page_from_pagination", "html_parser", "read_html", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
+    "page_from_pagination", "numbered_step", "head_offset", "unnamed_page", "html_parser", "read_html", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers",
 ]

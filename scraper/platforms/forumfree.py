@@ -13,7 +13,7 @@ from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
     check_page_count, html_parser, in_containers, origin_of, pagination_hrefs, pagination_step, shown_page,
-    parse_edit_note, query_param, read_html, text_of, xp,
+    parse_edit_note, query_param, read_html, text_of, unnamed_page, head_offset, xp,
 )
 from scraper.htmltext import collapse_ws
 from scraper.platforms.config import ForumConfig
@@ -91,18 +91,21 @@ class ForumFree:
             o = _int(query_param(href, "st"))
             if o is not None and (tid is None or query_param(href, "t") == tid):
                 linked.add(o)
-        step, offsets = pagination_step(linked, st, config.page_size or PAGE_SIZE,
-                                        lambda: shown_page(doc, X_CURRENT_PAGE, containers)[0])
-        step = step or PAGE_SIZE
-        page_no = st // step + 1
         if query_param(url, "st") is None:
-            # a saved page's URL may not say its offset: the pagination says which page it is
-            cur, high = shown_page(doc, X_CURRENT_PAGE, containers)
-            if cur is not None and cur > 1:
-                st, page_no = (cur - 1) * step, cur
+            # a post link (`&view=findpost&p=…`, `?act=findpost&pid=…`) or a saved page does not say its offset:
+            # the pagination says which page it is, its numbered links (or the page's og:url) the step
+            page_no, st, step, _, offsets = unnamed_page(
+                doc, X_CURRENT_PAGE, containers, host, lambda h: _st_of(h, tid), linked,
+                config.page_size or PAGE_SIZE, head=lambda: head_offset(doc, "st", tid))
+            if not step:  # nothing says the step: the forum's usual one
+                step = PAGE_SIZE
+                st = (page_no - 1) * step
                 offsets.add(st)
-            if high is not None:
-                offsets.add((high - 1) * step)
+        else:
+            step, offsets = pagination_step(linked, st, config.page_size or PAGE_SIZE,
+                                            lambda: shown_page(doc, X_CURRENT_PAGE, containers)[0])
+            step = step or PAGE_SIZE
+            page_no = st // step + 1
         last_offset = max(offsets)
         page_count = check_page_count(last_offset // step + 1)
         dice_test = dice_class_test(config.dice_classes)
@@ -322,6 +325,13 @@ def _title_from_head(doc: etree._Element) -> str | None:
     if t is None:
         return None
     return _TITLE_SUFFIX.sub("", text_of(t)) or None
+
+
+def _st_of(href: str, tid: str | None) -> int | None:
+    """A pagination link's offset, when it names this thread (page 1 has no st=)."""
+    if tid is not None and query_param(href, "t") != tid:
+        return None
+    return _int(query_param(href, "st") or "0")
 
 
 def _page_url(origin: str, tid: str | None, st: int) -> str:

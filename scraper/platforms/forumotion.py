@@ -16,7 +16,7 @@ from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
     check_page_count, in_containers, origin_of, page_from_pagination, pagination_hrefs, pagination_step,
-    parse_edit_note, shown_page, text_of, xp,
+    parse_edit_note, shown_page, text_of, unnamed_page, xp,
 )
 from scraper.platforms.config import ForumConfig
 
@@ -123,20 +123,27 @@ class Forumotion:
             m = box_links[0] if box_links else None
         tid = m.group(1) if m else None
         offset = int(m.group(2)) if named and m and m.group(2) else 0
+        own = None
         if not named and tid:
             # nor its offset: the page's links to itself (title, post permalinks) say it
-            offset = _own_offset(doc, post_els, tid, host) or 0
+            own = _own_offset(doc, post_els, tid, host)
+            offset = own or 0
         slug = m.group(3) if m else ""
         dice_test = dice_class_test(config.dice_classes)
         linked = {int(lm.group(2) or 0) for lm in box_links if tid is None or lm.group(1) == tid}
-        step, offsets = pagination_step(linked, offset, config.page_size,
-                                        lambda: shown_page(doc, X_CURRENT_PAGE, post_els)[0])
-        page_no = offset // step + 1 if step else 1
         shown_count = None
-        if not named:
-            # nor does it say the offset: the pagination ("Pagina 2 di 2") says which page it is
-            page_no, offset, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, offset, step, offsets,
-                                                                post_els)
+        if not named and own is None:
+            # nothing says the offset (a `/post<id>` link served as is, a saved page): the pagination ("Pagina 2
+            # di 4") says which page it is, its numbered links the step
+            page_no, offset, step, shown_count, offsets = unnamed_page(
+                doc, X_CURRENT_PAGE, post_els, host, lambda h: _offset_of(h, tid), linked, config.page_size)
+        else:
+            step, offsets = pagination_step(linked, offset, config.page_size,
+                                            lambda: shown_page(doc, X_CURRENT_PAGE, post_els)[0])
+            page_no = offset // step + 1 if step else 1
+            if not named:
+                page_no, offset, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, offset, step,
+                                                                    offsets, post_els)
         last = max(offsets)
         page_count = check_page_count(max((last // step + 1) if step else 1, shown_count or 0, page_no))
         # a later page whose offset is unknown (no step): its posts get their bare anchors
@@ -179,7 +186,8 @@ class Forumotion:
         if tid and step:
             urls = tuple((f"{base}p{o}-{slug}" if o else f"{base}-{slug}") for o in range(0, last + 1, step))
         elif tid:
-            urls = (f"{base}-{slug}",)
+            # other offsets unknown: the topic's first page still is, and page 2 is this one
+            urls = (f"{base}-{slug}",) + ((url.split("#")[0],) if page_no == 2 and origin_of(url) else ())
         nxt = next((u for u in urls[page_no:page_no + 1]), None) if step else None
         title_el = first(doc, X_TITLE)
         title = text_of(title_el) if title_el is not None else text_of(first(doc, "descendant::title[1]"))
@@ -190,6 +198,11 @@ class Forumotion:
                     page_size=step,
                     last_offset=last, page_urls=urls, next_url=nxt, posts=tuple(posts),
                     section=sm.group(1) if sm else None)
+
+
+def _offset_of(href: str, tid: str | None) -> int | None:
+    m = _TOPIC_URL.search(href)
+    return int(m.group(2) or 0) if m and (tid is None or m.group(1) == tid) else None
 
 
 def _own_offset(doc: etree._Element, posts: list[etree._Element], tid: str, host: str) -> int | None:

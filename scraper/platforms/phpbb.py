@@ -12,8 +12,8 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
-    check_page_count, in_containers, origin_of, page_from_pagination, pagination_hrefs, pagination_step,
-    parse_edit_note, shown_page, query_param, text_of, xp,
+    check_page_count, in_containers, origin_of, head_offset, pagination_boxes, pagination_hrefs, pagination_step,
+    parse_edit_note, shown_page, query_param, text_of, unnamed_page, xp,
 )
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
@@ -83,14 +83,17 @@ class PhpBB:
             s = query_param(href, "start")
             if s and s.isdigit() and (tid is None or query_param(href, "t") in (tid, None)):
                 linked.add(int(s))
-        step, starts = pagination_step(linked, start, config.page_size,
-                                       lambda: shown_page(doc, X_CURRENT_PAGE, post_els)[0])
-        page_no = start // step + 1 if step else 1
         shown_count = None
         if query_param(url, "start") is None:
-            # a saved page's URL may not say its offset: the pagination (li.active) says which page it is
-            page_no, start, shown_count = page_from_pagination(doc, X_CURRENT_PAGE, page_no, start, step, starts,
-                                                               post_els)
+            # a post link (viewtopic.php?p=…) or a saved page does not say its offset: the pagination (li.active)
+            # says which page it is, its numbered links (or the thread's post count, on the last page) the step
+            page_no, start, step, shown_count, starts = unnamed_page(
+                doc, X_CURRENT_PAGE, post_els, host, lambda h: _start_of(h, tid), linked, config.page_size,
+                head=lambda: head_offset(doc, "start", tid), total=lambda: _total_posts(doc, post_els))
+        else:
+            step, starts = pagination_step(linked, start, config.page_size,
+                                           lambda: shown_page(doc, X_CURRENT_PAGE, post_els)[0])
+            page_no = start // step + 1 if step else 1
         last = max(starts)
         page_count = check_page_count(max((last // step + 1) if step else 1, shown_count or 0, page_no))
         dice_test = dice_class_test(config.dice_classes)
@@ -130,7 +133,8 @@ class PhpBB:
 
         urls = tuple(page_url(s) for s in range(0, last + 1, step)) if (tid and step) else (url,)
         if tid and not step and page_no > 1:
-            urls = (page_url(0),)  # a later page, other offsets unknown: the thread's first page still is
+            # a later page, other offsets unknown: the thread's first page still is, and page 2 is this one
+            urls = (page_url(0), url.split("#")[0]) if page_no == 2 and origin_of(url) else (page_url(0),)
         nxt = page_url(start + step) if (tid and step and start + step <= last) else None
         sec = next(in_containers(doc, X_CRUMBS, X_CRUMB_LINK), None)
         section = query_param(urljoin(url, sec.get("href") or ""), "f") if sec is not None else None
@@ -139,6 +143,26 @@ class PhpBB:
                     page_count=page_count,
                     page_size=step, last_offset=last,
                     page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
+
+
+_TOTAL = re.compile(r"(\d{1,7})\s+(?:messaggi|messaggio|posts?|risposte)\b", re.I)
+
+
+def _start_of(href: str, tid: str | None) -> int | None:
+    """A pagination link's offset, when it names this thread's viewtopic.php (page 1 has no start=)."""
+    if "viewtopic.php" not in href or (tid is not None and query_param(href, "t") not in (tid, None)):
+        return None
+    s = query_param(href, "start") or "0"
+    return int(s) if s.isdigit() else None
+
+
+def _total_posts(doc: etree._Element, posts: list) -> int | None:
+    """The thread's post count the pagination box shows ("18 messaggi •")."""
+    for box in pagination_boxes(doc, posts):
+        m = _TOTAL.search(text_of(box))
+        if m:
+            return int(m.group(1))
+    return None
 
 
 def _local(iso: str | None, config: ForumConfig) -> str | None:
