@@ -164,7 +164,9 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             # after a dash, "44/52 PV" one without)
             rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:(?:[+-]{{1,2}}\s*[0-9]{{1,9}}(?:\s*[x×*+\-.,]\s*[0-9]{{1,6}})*"
             rf"|[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?)\s*(?:{alias})(?![{_W}])"
-            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,9}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
+            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,9}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9])"
+            # (nor "PV: 44 (max 52)", a complete reading too)
+            rf"(?!\s*[(\[]\s*(?:max\.?|massimo|su|/)\s*:?\s*[0-9]))",
             re.IGNORECASE),
     }
     # Case-sensitive twins run on the lowercased line: IGNORECASE on non-ASCII text is about twice as slow.

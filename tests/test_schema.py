@@ -589,3 +589,10 @@ def test_new_pool_forms_read_no_registro_change_or_cost_as_a_pool():
     schema = parse_schema("PV [44/52] | PE: 30 (max 40)\nRegistro: -8 PV [Artigli] (5 PE)")
     assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
     assert _entries(schema) == [(-8, "PV", "Artigli (5 PE)")]
+
+
+@pytest.mark.parametrize("form", POOL_FORMS)
+def test_a_pool_line_in_the_new_forms_ends_the_registro(form):
+    schema = parse_schema("Registro:\n-8 PV [Artigli]\n" + form.format("PE"))
+    assert schema.resources == {"PE": Resource(44, 52)}
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing
