@@ -57,14 +57,17 @@ def _accent(name: str) -> str:
 _W = r"A-Za-zÀ-ÖØ-öø-ÿ"  # letters, with the accented ones Italian uses
 
 # Typographic minus, dashes and fullwidth/small signs read as "-"/"+" on every line, with or without markup
-# (clean_markup unifies only the lines it cleans, and not all of these).
+# (clean_markup unifies only the lines it cleans, and not all of these); fraction/division/fullwidth slashes
+# as "/" ("PV 44⁄52"); zero-width spaces and joiners dropped, as clean_markup drops U+200B ("PV 44\u200b/52").
 _SIGN_TABLE = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"}
-                            | {"\ufe62": "+", "\uff0b": "+"})
-_ODD_SIGN = re.compile("[\u2010-\u2015\u2212\ufe62\ufe63\uff0b\uff0d]")
+                            | {"\ufe62": "+", "\uff0b": "+", "\u2044": "/", "\u2215": "/", "\uff0f": "/"}
+                            | {"\u200b": None, "\u2060": None, "\ufeff": None})
+_ODD_SIGN = re.compile("[\u2010-\u2015\u2212\ufe62\ufe63\uff0b\uff0d\u2044\u2215\uff0f\u200b\u2060\ufeff]")
 
 
 def _unify_signs(text: str) -> str:
-    """`text` with the signs of _SIGN_TABLE as ASCII "-"/"+" (same length); ASCII text is returned as is."""
+    """`text` with the signs of _SIGN_TABLE as ASCII "-"/"+"/"/" and its zero-width spaces dropped; ASCII text is
+    returned as is."""
     if text.isascii() or _ODD_SIGN.search(text) is None:
         return text
     return text.translate(_SIGN_TABLE)
@@ -109,9 +112,14 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
     pats = {
         # "PV 44/52", "Punti Vita: 44 su 52", "PV: 44", "PV: -3/52"; not "PE -6 (Freccia)" (a change: a
         # negative value needs its max) and "PV -3/52" is -3 (a "-" is a separator only before a space)
+        # Also "«PV» 44/52", "PV → 44/52", "PV (44/52)", "PV: [44/52]" (bracketed: only with its max, "PV (5)"
+        # is no pool), "PV: 44 (max 52)".
         "pool": re.compile(
-            rf"(?<![{_W}0-9])(?P<name>{alias})(?![{_W}])\s*(?:attuali\s*)?(?:[:=|]\s*|-(?![0-9])\s*)?(?P<cur>{_N}|-[0-9]{{1,6}}(?=\s*(?:/|su|di)\s*[0-9]))"
-            rf"(?:\s*(?:/|su|di)\s*(?P<max>{_N}))?(?![0-9{_W}])",
+            rf"(?<![{_W}0-9])(?P<name>{alias})(?![{_W}])(?:[»\"”’']\s*|\s*)(?:attuali\s*)?"
+            rf"(?:(?:->|=>|[:=|→⇒➔➜➡])\s*|-(?![0-9])\s*)?(?P<po>[(\[]\s*)?"
+            rf"(?P<cur>{_N}|-[0-9]{{1,6}}(?=\s*(?:/|su|di)\s*[0-9]))(?(po)(?=\s*(?:/|su|di)\s*[0-9]))"
+            rf"(?:\s*(?:/|su|di|(?P<mo>[(\[])\s*(?:max\.?|massimo|su|/)\s*:?)\s*(?P<max>{_N})(?(mo)\s*[)\]]))?"
+            rf"(?(po)\s*[)\]])(?![0-9{_W}])",
             re.IGNORECASE),
         # "44/52 PV"; a bare "5 PE" is an amount (a cost "(5 PE)", a change "8 PV [Artigli]"), never the pool
         "pool_after": re.compile(
@@ -156,7 +164,9 @@ def _compile(aliases: Mapping[str, str]) -> dict[str, re.Pattern[str]]:
             # after a dash, "44/52 PV" one without)
             rf"(?:[^:\[\]]{{1,60}}:\s*)?(?:(?:[+-]{{1,2}}\s*[0-9]{{1,9}}(?:\s*[x×*+\-.,]\s*[0-9]{{1,6}})*"
             rf"|[0-9]{{1,6}}(?:[.,][0-9]{{1,3}})?)\s*(?:{alias})(?![{_W}])"
-            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,9}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9]))",
+            rf"|(?:{alias})(?![{_W}])\s*[:=]?\s*[+-]?\s*[0-9]{{1,9}}(?![0-9])(?!\s*(?:/|su|di)\s*[0-9])"
+            # (nor "PV: 44 (max 52)", a complete reading too)
+            rf"(?!\s*[(\[]\s*(?:max\.?|massimo|su|/)\s*:?\s*[0-9]))",
             re.IGNORECASE),
     }
     # Case-sensitive twins run on the lowercased line: IGNORECASE on non-ASCII text is about twice as slow.
@@ -748,8 +758,10 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
             in_registro = False  # a prose paragraph: never schema, and it ends the Registro
             continue
         line = _clean(raw_line) if ("[" in raw_line or "<" in raw_line or "&" in raw_line) else raw_line.strip()
-        if digits and not line.isascii():
-            line = _unify_signs(line)  # "(−1)", "PV: −3/52": signs matter only next to digits
+        if not line.isascii():
+            # "(−1)", "PV: −3/52"; also without digits (rare: a Registro/Scheda hint), where a dropped
+            # zero-width space may join words ("Registro\u200bPV")
+            line = _unify_signs(line)
         if not line:
             in_registro = False  # a blank line ends the Registro
             continue

@@ -543,3 +543,56 @@ def test_a_bonus_said_in_words_is_the_bonus(text, stat):
 
 def test_a_worded_bracket_that_is_no_single_bonus_leaves_the_stat_unread():
     assert "Forza" not in (parse_schema("Forza 5 (bonus +1 Arma)\nDestrezza 4 (+2)").stats)
+
+
+# The pool forms a review found unread (listed in `missing`), each with PV/PE/Punti Vita/Punti Energia.
+POOL_FORMS = ["{} (44/52)", "{}: (44/52)", "{} [44/52]", "«{}» 44/52", '"{}" 44/52', "“{}” 44/52", "{} → 44/52",
+              "{} -> 44/52", "{} = 44/52", "{} 44 / 52", "{}  44  /  52", "{} 44\u2009/\u200952", "{}\u00a044\u202f/52",
+              "{} 44\u200b/52", "{} 44\ufeff/\ufeff52", "{} 44\u204452", "{} 44\uff0f52", "{} 44/52 (-8)",
+              "{} 44/52 [-8]", "{}: 44 (max 52)", "{}: 44 (max. 52)", "{} 44 [Max: 52]", "{} 44 (su 52)",
+              "{} 44 di 52", "{} ( 44 su 52 )", "[b]{}[/b] (44/52)", "&laquo;{}&raquo; 44/52"]
+
+
+@pytest.mark.parametrize("form", POOL_FORMS)
+@pytest.mark.parametrize("name, pool", [("PV", "PV"), ("PE", "PE"), ("Punti Vita", "PV"), ("Punti Energia", "PE")])
+def test_more_pool_forms_are_read(form, name, pool):
+    schema = parse_schema(form.format(name) + "\nForza 5 (+1)")
+    assert schema.resources == {pool: Resource(44, 52)}
+    assert pool not in schema.missing and schema.registro is None
+
+
+@pytest.mark.parametrize("text", [
+    "PV (44/52) | PE (30/40)", "PV: [44/52] - PE: [30/40]", "«PV» 44/52 «PE» 30/40", "PV → 44/52 · PE → 30/40",
+    "PV: 44 (max 52) | PE: 30 (max 40)", "PV 44/52 (-8) | PE 30/40 (-5)", "Punti Vita = 44/52, Punti Energia = 30/40",
+])
+def test_two_pools_in_the_new_forms(text):
+    assert parse_schema(text).resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
+
+
+@pytest.mark.parametrize("text, pools", [
+    ("PV (5)", {}),  # a bracketed value without its max is no pool (a cost, a note)
+    ("PV [-8]", {}),
+    ("PV: 44 (max 52\nPE 3/4", {"PV": Resource(44, None), "PE": Resource(3, 4)}),  # an unclosed bracket: no max
+    ("PV (44/52\nPE 3/4", {"PE": Resource(3, 4)}),
+    ("PV 44 (-8)", {"PV": Resource(44, None)}),
+])
+def test_bracketed_pool_values_need_their_max(text, pools):
+    schema = parse_schema(text)
+    assert (schema.resources if schema else {}) == pools
+
+
+def test_new_pool_forms_read_no_registro_change_or_cost_as_a_pool():
+    schema = parse_schema("«PV» (44/52)\nTecniche: Sonido (5 PE), Cero (10 PE)\nRegistro:\n-8 PV [Artigli]\n"
+                          "PE -5 (Freccia Sacra)\n-3 PE → [Sonido]")
+    assert schema.resources == {"PV": Resource(44, 52)} and "PE" in schema.missing
+    assert _entries(schema) == [(-8, "PV", "Artigli"), (-5, "PE", "Freccia Sacra"), (-3, "PE", "→ [Sonido]")]
+    schema = parse_schema("PV [44/52] | PE: 30 (max 40)\nRegistro: -8 PV [Artigli] (5 PE)")
+    assert schema.resources == {"PV": Resource(44, 52), "PE": Resource(30, 40)}
+    assert _entries(schema) == [(-8, "PV", "Artigli (5 PE)")]
+
+
+@pytest.mark.parametrize("form", POOL_FORMS)
+def test_a_pool_line_in_the_new_forms_ends_the_registro(form):
+    schema = parse_schema("Registro:\n-8 PV [Artigli]\n" + form.format("PE"))
+    assert schema.resources == {"PE": Resource(44, 52)}
+    assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing

@@ -308,16 +308,20 @@ PIECES = ["PV", "pv", "Pv", "Punti Vita", "punti  salute", "PE", "Cosmo", "PF", 
           "0", "5", "44", "52", "1000", "1234567", "٣", "12.5", "3,2", "４", "５２", "𝟒", "1.000", "2.500.000",
           " ", "  ", "\t", ": ", ":", "/", " / ", " su ", "|", " | ", "=", "-", "+", "- ", "(", ")", "(+1)", "( -2 )",
           "(0)", "[", "]", "{", "}", "[b]", "[/b]", "<b>", "&amp;", "&colon;", "'", "«", "»", ".", ",", ";", "•", "*",
-          "−", "—", "×", "\u00a0", "é", "İ", "K", "ſ", "\n", "\n", "\n", "\n\n", "\r\n", "\u2028", "#1 'Attacco (d12)' :"]
+          "−", "—", "×", "\u00a0", "é", "İ", "K", "ſ", "\n", "\n", "\n", "\n\n", "\r\n", "\u2028", "#1 'Attacco (d12)' :",
+          # added 2026-12-01: pool forms "«PV» 44/52", "PV → 44/52", "PV (44/52)", "PV: 44 (max 52)", odd slashes/spaces
+          "«PV»", '"PE"', "→", " -> ", "=>", "(max 52)", "(max.", "[Max:", "\u200b", "\ufeff", "\u2044", "／", "\u2009"]
 texts = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 lines = st.lists(st.sampled_from([p for p in PIECES if p not in ("\n", "\n\n", "\r\n", "\u2028")]),
                  max_size=16).map("".join)
 NAMES = ["PV", "Punti Vita", "punti salute", "PE", "Cosmo", "PF", "PD", "hp", "Forza", "Volontà", "volonta'",
          "Velocita’", "Abilita'",
-         "Mente", "Reattività", "Tizio", "Mana", "Punti Danno"]
-SEPS = ["", " ", ": ", ":", " :  ", " = ", " | ", "-"]
+         "Mente", "Reattività", "Tizio", "Mana", "Punti Danno", "«PV»", '"PE"', "“Punti Vita”", "'Punti Energia'"]
+SEPS = ["", " ", ": ", ":", " :  ", " = ", " | ", "-", " → ", "->", " => ", ": (", " [", "(", "\u2009", "\u200b"]
 NUMS = ["0", "5", "44", "830", "123456", "1234567", "٣", "3.5", "４４", "５", "1.000", "44,5"]
-MAXES = ["", "/52", " / 52", " su 48", "di 9", "/1234567", "/1.200", "/52,5"]
+MAXES = ["", "/52", " / 52", " su 48", "di 9", "/1234567", "/1.200", "/52,5", "/52)", " / 52 ]", " su 48)", " (max 52)",
+         "(max. 1.200)", " [Max: 52]", " (su 52)", " (/52)", " (-8)", "/52 (-8)", " \u2044 52", "／52", "\u200b/52",
+         " (max 52"]
 BONUS = ["", " (+1)", "(-2)", " ( + 3 )", " (4)", " [+1]", " (+1", "(+123456)"]
 item = st.tuples(st.sampled_from(NAMES), st.sampled_from(SEPS), st.sampled_from(NUMS), st.sampled_from(MAXES),
                  st.sampled_from(BONUS)).map("".join)
