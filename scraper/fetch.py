@@ -96,6 +96,7 @@ class FetchPolicy:
     obey_robots: bool = True
     robots_max_age: float = 24 * 3600  # RFC 9309 §2.4
     sleep: Callable[[float], None] = time.sleep  # tests record the waits instead of waiting
+    clock: Callable[[], float] = time.monotonic  # the rate limit's clock (tests: one that only sleeping moves)
     resolver: Callable[[str, int], list[str]] = _resolve
 
     def with_hosts(self, *hosts: str) -> FetchPolicy:
@@ -727,10 +728,10 @@ class Fetcher:
         with state.lock:  # concurrency 1 per host
             interval = max(policy.min_interval, state.crawl_delay)
             if state.last_start is not None:
-                wait = state.last_start + interval - time.monotonic()
+                wait = state.last_start + interval - policy.clock()
                 if wait > 0:
                     policy.sleep(wait)
-            state.last_start = time.monotonic()
+            state.last_start = policy.clock()
             response = None
             # total_timeout bounds the whole exchange (headers and body): at the deadline the socket is shut
             # down, which ends whatever read is blocked, however slowly the server trickles

@@ -341,10 +341,22 @@ def test_robots_rules_for_our_agent_apply(local_forum, local_fetcher):
 def test_robots_crawl_delay_spaces_requests(local_forum, local_fetcher, sleeps):
     local_forum.set_robots("User-agent: *\nCrawl-delay: 2\n")
     paths = local_forum.add_thread("forumfree", 20, [PAGE1, PAGE2, PAGE1])
+    fetcher = Fetcher(replace(local_fetcher.policy, **_still_clock(sleeps)))
     for p in paths:
-        local_fetcher.get(local_forum.url(p))
+        fetcher.get(local_forum.url(p))
     # robots.txt itself counts as the first request to the host
-    assert len(sleeps) == 3 and all(1.5 < s <= 2.0 for s in sleeps)
+    assert sleeps == pytest.approx([2.0, 2.0, 2.0])
+
+
+def _still_clock(sleeps: list[float]) -> dict[str, object]:
+    """sleep and clock for a FetchPolicy: a clock only sleeping moves (waits do not depend on request times)."""
+    now = [1000.0]
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    return {"sleep": sleep, "clock": lambda: now[0]}
 
 
 @pytest.mark.parametrize("status,blocked", [(404, False), (410, False), (401, True), (403, True), (500, "down")])
@@ -363,12 +375,16 @@ def test_robots_status_handling(local_forum, local_fetcher, status, blocked):
 
 
 def test_per_host_rate_limit(local_forum, local_fetcher, sleeps):
-    fetcher = Fetcher(replace(local_fetcher.policy, min_interval=0.8))
+    still = _still_clock(sleeps)
+    fetcher = Fetcher(replace(local_fetcher.policy, min_interval=0.8, **still))
     paths = local_forum.add_thread("forumotion", 30, [PAGE1, PAGE2, PAGE1])
     for p in paths:
         fetcher.get(local_forum.url(p))
-    # robots.txt, then three pages: three waits of (almost) the whole interval
-    assert len(sleeps) == 3 and all(0.5 < s <= 0.8 for s in sleeps)
+    # robots.txt, then three pages: three waits of the whole interval
+    assert sleeps == pytest.approx([0.8, 0.8, 0.8])
+    still["sleep"](5.0)  # a request after the interval has passed does not wait
+    fetcher.get(local_forum.url(paths[0]))
+    assert sleeps == pytest.approx([0.8, 0.8, 0.8, 5.0])
 
 
 def test_slow_body_times_out(local_forum, local_fetcher, sleeps):
