@@ -359,7 +359,14 @@ def unnamed_page(doc: etree._Element, current: str, posts: Sequence[etree._Eleme
         step, offsets = pagination_step(linked, 0, default)
     else:
         offsets = linked | {0}
-    page_no, offset = 1, 0
+    page_no, offset = _place_page(cur, high, step, 1, 0, offsets)
+    return page_no, offset, step, high, offsets
+
+
+def _place_page(cur: int | None, high: int | None, step: int | None, page_no: int, offset: int,
+                offsets: set[int]) -> tuple[int, int]:
+    """(page number, offset) of the page the pagination marks `cur` (as given when it marks none past the first),
+    adding its offset and the last shown page's (`high`) to `offsets` when the step is known."""
     if cur is not None and cur > 1:
         page_no = cur
         if step:
@@ -367,7 +374,7 @@ def unnamed_page(doc: etree._Element, current: str, posts: Sequence[etree._Eleme
             offsets.add(offset)
     if high is not None and step:
         offsets.add((high - 1) * step)
-    return page_no, offset, step, high, offsets
+    return page_no, offset
 
 
 def page_from_pagination(doc: etree._Element, current: str, page_no: int, offset: int, step: int | None,
@@ -375,13 +382,7 @@ def page_from_pagination(doc: etree._Element, current: str, page_no: int, offset
     """For a page whose URL does not say its offset (a saved file): (page number, offset, highest page shown) from
     the pagination, adding the offsets it reveals to `offsets`; page_no/offset as given when it says nothing."""
     cur, shown_count = shown_page(doc, current, posts)
-    if cur is not None and cur > 1:
-        page_no = cur
-        if step:
-            offset = (cur - 1) * step
-            offsets.add(offset)
-    if shown_count is not None and step:
-        offsets.add((shown_count - 1) * step)
+    page_no, offset = _place_page(cur, shown_count, step, page_no, offset, offsets)
     return page_no, offset, shown_count
 
 
