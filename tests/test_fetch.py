@@ -240,8 +240,9 @@ CONFUSED_URLS = [
     ("http://gdr.forumattivo.com\\.localhost/", "host non consentito: l'URL"),
     ("http://localhost%5C.gdr.forumattivo.com/", "nome di host non valido"),
     ("http://localhost%2f.gdr.forumattivo.com/", "nome di host non valido"),
-    ("http://localhost .gdr.forumattivo.com/", "nome di host non valido"),
-    ("http://localhost\x00.gdr.forumattivo.com/", "nome di host non valido"),
+    # urllib3 ≥ 2.8 refuses these itself (no transport target: "URL non valido"), 2.7 reads a host we refuse
+    ("http://localhost .gdr.forumattivo.com/", ("nome di host non valido", "URL non valido")),
+    ("http://localhost\x00.gdr.forumattivo.com/", ("nome di host non valido", "URL non valido")),
     ("http://localhost\uff3c.gdr.forumattivo.com/", "URL non valido"),
 ]
 
@@ -255,7 +256,7 @@ def test_urls_the_parsers_read_differently_are_refused(url, message, sleeps):
     with pytest.raises(HostNotAllowed) as info:
         fetcher.get(url)
     assert info.value.code == "host_not_allowed" and str(info.value).startswith(message)
-    if message.startswith("host non consentito"):
+    if str(message).startswith("host non consentito"):
         assert info.value.reason == "host"
     assert resolved == [] and not fetcher.allowed(url)
 
