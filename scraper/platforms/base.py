@@ -531,16 +531,9 @@ def read_dice_block(el: etree._Element, patterns: Sequence[re.Pattern[str]] = ()
             break
     label = text_of(label_el) if label_el is not None else ""
     text = _block_text(el, skip=label_el)
-    out: list[DiceRead] = []
-    for rx in patterns:
-        for m in rx.finditer(text):
-            gd = m.groupdict()
-            faces = tuple(abs(int(x)) for x in _NUMS.findall(gd.get("faces") or "")) or None
-            total = int(m.group("total")) if m.group("total") else None
-            lab = (gd.get("label") or "").strip() or label or text[:m.start()].strip(" :-\n")
-            out.append(DiceRead(m.group("expr").strip(), faces, total, lab))
-        if out:
-            return out
+    out = _pattern_reads(text, patterns, label)
+    if out:
+        return out
     for tr in find_text_rolls(text):
         lab = label or tr.label
         out.append(DiceRead(tr.expression, tr.faces, tr.total, lab))
@@ -551,18 +544,27 @@ def read_dice_block(el: etree._Element, patterns: Sequence[re.Pattern[str]] = ()
     return out
 
 
-def read_dice_block_text(text: str, patterns: Sequence[re.Pattern[str]] = ()) -> list[DiceRead]:
-    """The rolls in a dice block's whole text, each labelled by the text before it."""
-    out: list[DiceRead] = []
+def _pattern_reads(text: str, patterns: Sequence[re.Pattern[str]], label: str = "") -> list[DiceRead]:
+    """The rolls the first configured pattern that matches finds in `text`; each labelled by its own `label`
+    group, else `label`, else the text before it."""
     for rx in patterns:
+        out: list[DiceRead] = []
         for m in rx.finditer(text):
             gd = m.groupdict()
             faces = tuple(abs(int(x)) for x in _NUMS.findall(gd.get("faces") or "")) or None
             total = int(m.group("total")) if m.group("total") else None
-            lab = (gd.get("label") or "").strip() or text[:m.start()].strip(" :-\n")
+            lab = (gd.get("label") or "").strip() or label or text[:m.start()].strip(" :-\n")
             out.append(DiceRead(m.group("expr").strip(), faces, total, lab))
         if out:
             return out
+    return []
+
+
+def read_dice_block_text(text: str, patterns: Sequence[re.Pattern[str]] = ()) -> list[DiceRead]:
+    """The rolls in a dice block's whole text, each labelled by the text before it."""
+    out = _pattern_reads(text, patterns)
+    if out:
+        return out
     return [DiceRead(tr.expression, tr.faces, tr.total, tr.label) for tr in find_text_rolls(text)]
 
 
