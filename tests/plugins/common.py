@@ -19,3 +19,15 @@ def fixtures_dir() -> pathlib.Path:
 def build_dir() -> pathlib.Path:
     BUILD.mkdir(exist_ok=True)
     return BUILD
+
+
+# Real pages of live forums and the platforms' own templates (../shared/real/, with provenance in its SOURCES.md).
+# CI has the folder; a checkout without it skips the tests that read it, saying why.
+REAL = ROOT.parent / "shared" / "real"
+
+
+@pytest.fixture(scope="session")
+def real_dir() -> pathlib.Path:
+    if not REAL.is_dir():
+        pytest.skip(f"nessuna pagina reale: la cartella {REAL} non c'è (CI la ha; vedi DEVELOPERS, 'Real pages first')")
+    return REAL
