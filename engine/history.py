@@ -131,6 +131,7 @@ class Quote:
 
     author: str | None
     text: str
+    inner: tuple[str | None, ...] = ()  # authors of the quotes nested in this one (their text is part of `text`)
 
 
 @dataclass(frozen=True)

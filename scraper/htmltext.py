@@ -188,6 +188,7 @@ class _Walker:
         self.dice: list[etree._Element] = []
         self.links: list[tuple[str, str]] = []
         self.pending: tuple[str, str | None] | None = None  # head seen (FF quote_top/code_top)
+        self.inner: list[str | None] | None = None  # authors of the quotes nested in the quote being read
         self.depth = 0
 
     # --- emission: own text goes to both buffers; code/dice text only to `text` --------------
@@ -315,7 +316,8 @@ class _Walker:
                 self.quotes.append(Quote(author=_quote_author(author), text=clean_lines("".join(qbuf))))
                 self.emit(BLOCK, buf, True)
                 return
-        if tag == "blockquote" or "quote" in cls or el.get("id") == "QUOTE" or "quotecontent" in cls:
+        box_id = (el.get("id") or "").upper()  # IPB's td#QUOTE, the 2009 ForumFree skin's div#quote / div#code
+        if tag == "blockquote" or "quote" in cls or box_id == "QUOTE" or "quotecontent" in cls:
             kind = "quote"
             if self.pending and self.pending[0] == "quote":
                 author = self.pending[1]
@@ -325,9 +327,11 @@ class _Walker:
             kind = self.pending[0] if self.pending else "code"
             if kind == "quote":
                 author = self.pending[1] if self.pending else None
-        elif "codebox" in cls or el.get("id") == "CODE":
+        elif "codebox" in cls or box_id == "CODE":
             kind, author = self._codebox_kind(el)
-        elif "spoiler" in cls or tag == "details" or "spoiler_content" in cls:
+        elif ("spoiler" in cls or "spoiler_content" in cls
+              or (tag == "details" and not (in_own and scan and self.dice_test is not None and self.dice_test(el)))):
+            # a <details> is a spoiler, except ForumFree's roller (`details.dice-roll`), read as a dice block below
             kind = "spoiler"
         elif _NOT_CONTENT.intersection(cls):
             return
@@ -418,25 +422,33 @@ class _Walker:
                 self.emit(child.tail.replace("\n", BR) if pre else child.tail, buf, scan)
 
     def _quote(self, el: etree._Element, author: str | None, buf: list[str]) -> None:
-        if buf is not self.text:  # nested quote: its text belongs to the outer quote
+        if buf is not self.text:  # nested quote: its text belongs to the outer quote, its author to its `inner`
+            if self.inner is not None:
+                self.inner.append(_quote_author(author if author is not None else self._head_name(el)))
             self.emit(BLOCK, buf, False)
             self._walk_box(el, buf, False)
             self.emit(BLOCK, buf, False)
             return
-        head = self._box_head(el)
-        if author is None and head is not None:
-            ht = _WS.sub(" ", _text_content(head)).strip()
-            m = _CITE_AUTHOR.search(ht)
-            if m:
-                author = m.group(1).strip()
-            else:
-                author = _head_author(ht) or (ht.rstrip(":").strip() or None)
-                if author and _QUOTE_WORDS.fullmatch(author):
-                    author = None
+        if author is None:
+            author = self._head_name(el)
         qbuf: list[str] = []
+        self.inner = []
         self._walk_box(el, qbuf, False)
-        self.quotes.append(Quote(author=_quote_author(author), text=clean_lines("".join(qbuf))))
+        inner, self.inner = tuple(self.inner), None
+        self.quotes.append(Quote(author=_quote_author(author), text=clean_lines("".join(qbuf)), inner=inner))
         self.emit(BLOCK, buf, True)
+
+    def _head_name(self, el: etree._Element) -> str | None:
+        """The quoted author as the box's own head (cite / dt / "Nick ha scritto:") names it."""
+        head = self._box_head(el)
+        if head is None:
+            return None
+        ht = _WS.sub(" ", _text_content(head)).strip()
+        m = _CITE_AUTHOR.search(ht)
+        if m:
+            return m.group(1).strip()
+        author = _head_author(ht) or (ht.rstrip(":").strip() or None)
+        return None if author and _QUOTE_WORDS.fullmatch(author) else author
 
     def _code(self, el: etree._Element, buf: list[str]) -> None:
         cbuf: list[str] = []

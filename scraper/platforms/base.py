@@ -403,12 +403,12 @@ def shown_page(doc: etree._Element, current: str,
             high = max(high or 0, int(m.group(2)))
         if cur is None:
             for el in rel(box):
-                t = inline_text(el).strip()
+                t = inline_text(el).strip().strip("[]")  # ForumFree classic marks it `<b>[2]</b>`
                 if t.isdigit():
                     cur = int(t)
                     break
-        for el in box.iter("a", "li", "strong", "span"):
-            t = inline_text(el).strip()
+        for el in box.iter("a", "li", "strong", "span", "b"):
+            t = inline_text(el).strip().strip("[]")
             if t.isdigit() and len(t) <= 5:
                 high = max(high or 0, int(t))
     if cur is not None and high is not None and cur > high:
@@ -521,8 +521,84 @@ class DiceRead:
 _NUMS = re.compile(r"-?\d+")
 
 
+# ForumFree's roller (`details.dice-roll`): what its stylesheet fixes (every ForumFree page carries it, see
+# docs/platforms/forumfree.md) — a `summary`, a `dl` of `dt` (with an `em`, drawn followed by ":") and `dd`s
+# (drawn separated by " -"), a `.dice-time`, and the result classes below on what shows a die's result.
+_FF_RESULT = ("dice-low", "dice-medium", "dice-high", "dice-highest")
+_FF_EXPR = re.compile(r"(\d{0,3})\s*[dD]\s*(\d{1,4})((?:\s*[+-]\s*\d{1,5})*)")
+_FF_TOTAL = re.compile(r"(?:=|\btot(?:ale)?\b\.?:?|\brisultato\b:?)\s*(-?\d+)\s*$", re.I)
+_FF_SIGNED = re.compile(r"^[+-]\s*\d+$")
+
+
+def _is_ff_roller(el: etree._Element) -> bool:
+    return el.tag == "details" and "dice-roll" in (el.get("class") or "").split()
+
+
+def _read_ff_roller(el: etree._Element) -> list[DiceRead]:
+    """The rolls of a `details.dice-roll`: one per `dt` of its `dl` (the `dd`s after it). The die is the
+    `dt`'s expression (`1d20+3`, or `d20` counted by its results); faces are the `dd`s with a result class
+    (else the plain numbers); a signed `dd` is a modifier; a `= 15` / `Totale 15` `dd` the total. The `summary`
+    (without the icon) is the label when it says more than "dadi". Contents not fixed by the CSS are read
+    tolerantly; whatever this does not read goes to the text reading of what the block shows."""
+    summary = el.find("summary")
+    label = text_of(summary).strip(" :-🎲") if summary is not None else ""
+    if _FF_EXPR.fullmatch(label.replace(" ", "")) or label.casefold() in ("", "dadi", "dado", "lancio dadi",
+                                                                            "lancio dei dadi", "tiro di dado"):
+        label = ""  # no label written: build_post takes the text before the block
+    out: list[DiceRead] = []
+    for dl in el.iter("dl"):
+        group: list[etree._Element] = []
+        groups: list[tuple[etree._Element, list[etree._Element]]] = []
+        for child in dl:
+            if child.tag == "dt":
+                group = []
+                groups.append((child, group))
+            elif child.tag == "dd" and groups:
+                group.append(child)
+        for dt, dds in groups:
+            m = _FF_EXPR.search(text_of(dt))
+            if m is None:
+                continue
+            faces: list[int] = []
+            plain: list[int] = []
+            constant = sum(int(x.replace(" ", "")) for x in re.findall(r"[+-]\s*\d+", m.group(3)))
+            total = None
+            for dd in dds:
+                t = text_of(dd).strip()
+                tm = _FF_TOTAL.search(t)
+                if tm:
+                    total = int(tm.group(1))
+                elif _FF_SIGNED.match(t):
+                    constant += int(t.replace(" ", ""))
+                elif t.lstrip("-").isdigit():
+                    (faces if any(c in (dd.get("class") or "").split() for c in _FF_RESULT) else plain).append(int(t))
+            faces = faces or plain
+            count = m.group(1) or (str(len(faces)) if faces else "1")
+            expr = f"{count}d{m.group(2)}" + (f"{constant:+d}" if constant else "")
+            out.append(DiceRead(expr, tuple(faces) or None, total, label))
+    if out:
+        return out
+    # what the browser draws: "dt: dd - dd", as the CSS writes it
+    lines = [label] if label else []
+    for dl in el.iter("dl"):
+        row: list[str] = []
+        for child in dl:
+            if child.tag == "dt":
+                if row:
+                    lines.append(" ".join(row))
+                row = [text_of(child) + ":"]
+            elif child.tag == "dd":
+                row.append((" - " if len(row) > 1 else "") + text_of(child))
+        if row:
+            lines.append(" ".join(row))
+    return read_dice_block_text("\n".join(lines))
+
+
 def read_dice_block(el: etree._Element, patterns: Sequence[re.Pattern[str]] = ()) -> list[DiceRead]:
-    """The roll(s) shown in one dice block: configured patterns first, then text recognition."""
+    """The roll(s) shown in one dice block: configured patterns first, then the block's known structure
+    (ForumFree's `details.dice-roll`), then text recognition."""
+    if not patterns and _is_ff_roller(el):
+        return _read_ff_roller(el)
     label_el = None
     for node in el.iterdescendants(etree.Element):
         cls = node.get("class")
@@ -686,7 +762,8 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     for n, block in enumerate(pt.dice):
         pos = marks[n] if n < len(marks) else len(pt.marked)
         for d in read_dice_block(block, patterns):
-            placed.append((pos, make_roll(expression=d.expression, faces=d.faces, total=d.total, label=d.label,
+            label = d.label or _text_before(pt.marked, pos)
+            placed.append((pos, make_roll(expression=d.expression, faces=d.faces, total=d.total, label=label,
                                           source=source)))
     text_source = source if cfg.text_rolls == "forum" else "typed_text"
     for tr in find_text_rolls(pt.marked or pt.scan):
@@ -721,9 +798,17 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     )
 
 
+def _text_before(marked: str, pos: int) -> str:
+    """The label of a dice block that shows none (ForumFree's roller, fancydice): the post's text line just
+    before it, when no other block or roll sits between."""
+    line = marked[:pos].rstrip().rpartition("\n")[2].strip()
+    return "" if DICE_MARK in line else line
+
+
 # The name ends at a spaced dash, a comma, "il"/"on", or the end: a dash inside a name (Jean-Luc) is no separator.
+# A dash closing the name ("Kurogane- 3/11") is no separator when a spaced dash follows: "-Lucario93- - 12/2/2009".
 _EDIT = re.compile(r"(?:edited by|modificato da|ultima modifica(?: di)?|modifié par)\s*:?\s*(.+?)\s*"
-                   r"(?:(?<=\s)[-–]|[-–](?=\s)|,|\bil\b|\bon\b|$)\s*(.*)$", re.I | re.S)
+                   r"(?:(?<=\s)[-–]|[-–](?=\s)(?!\s+[-–]\s)|,|\bil\b|\bon\b|$)\s*(.*)$", re.I | re.S)
 
 
 def parse_edit_note(text: str) -> tuple[str | None, str | None]:
@@ -734,6 +819,22 @@ def parse_edit_note(text: str) -> tuple[str | None, str | None]:
     return m.group(1).strip() or None, m.group(2).strip() or None
 
 
+
+
+def content_post_id(author: str, date_text: str, seen: set[str]) -> str:
+    """A stable id for a post whose page gives it none: `h` + FNV-1a (32 bit, hex) of its author and its date as
+    written, `-2`, `-3`… for a repeat on the page (`seen`, updated). The userscript computes the same id from the
+    same two texts (userscript/src/40_platform_base.js), so verdicts keyed by it land on the post."""
+    h = 0x811C9DC5
+    for byte in f"{author.strip()}\n{date_text.strip()}".encode("utf-8", "surrogatepass"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    pid = base = f"h{h:08x}"
+    n = 1
+    while pid in seen:
+        n += 1
+        pid = f"{base}-{n}"
+    seen.add(pid)
+    return pid
 
 
 # --- detection -------------------------------------------------------------------------------------
@@ -810,5 +911,5 @@ __all__ = [
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
     "offset_step", "pagination_step", "pagination_boxes", "pagination_hrefs", "check_page_count", "MAX_PAGES",
     "page_from_pagination", "numbered_step", "head_offset", "unnamed_page", "html_parser", "read_html", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
-    "in_containers",
+    "in_containers", "content_post_id",
 ]

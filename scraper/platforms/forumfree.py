@@ -13,7 +13,7 @@ from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
     check_page_count, html_parser, in_containers, origin_of, pagination_hrefs, pagination_step, shown_page,
-    parse_edit_note, query_param, read_html, text_of, unnamed_page, head_offset, xp,
+    parse_edit_note, query_param, read_html, text_of, unnamed_page, head_offset, xp, content_post_id,
 )
 from scraper.htmltext import collapse_ws
 from scraper.platforms.config import ForumConfig
@@ -40,14 +40,31 @@ X_ANY_COLOR = f".//table[{has_class('color')}][not(.//td[{has_class('left')}])]"
 X_CLASSIC_BODY = f"descendant::div[{has_class('postcolor')} or {has_class('color')}][1]"
 X_CLASSIC_BODY_FAST = Css("div.postcolor, div.color")
 X_EDIT = Css("div.edit, span.edit")
+# Classic table skins (the real pages in ../shared/real/forumfree-classic/): `table#ee<id>` > `td.post`, or a
+# `td.post` in a table without that id (the 2009 skin). Through the class attributes, as the other document-wide
+# expressions; a `td.post` inside another (a post quoting a page's markup) is not a post.
+X_TABLE_POSTS = (f"descendant::td/@class[contains(., 'post')]/parent::td[{has_class('post')}]"
+                 f"[not(ancestor::td[{has_class('post')}])][.//*[{has_class('nick')}]]")
+X_TABLE_NICK = Css("td.left_top .nick, .nick")
+X_TABLE_BODY = Css("td.right div.color")
+X_TABLE_HEAD = Css("td.right_top")
+X_TABLE_DETAILS = Css("td.left .details")
+X_HEAD_ENTRY = "descendant::a[contains(@href, '#entry')]"
+_GROUP_IN_DETAILS = re.compile(r"(?:Gruppo|Group)\s*:\s*(.+?)(?=\s*(?:Messaggi|Posts|Stato|Status)\b|$)")
+_POSTED = re.compile(r"(?:Inviato il|Posted on|Posted)\s*:?\s*(.+?)\s*$")
+_ENTRY_ID = re.compile(r"#entry(\d+)$")
+_EE_ID = re.compile(r"^ee(\d+)$")
 # The title: the first of `//div[.title]//h1 | //div[.maintitle]` in document order.
 X_TITLE_H1 = f"descendant::h1[ancestor::div[{has_class('title')}]][1]"
 X_TITLE_BEFORE = f"ancestor::div[{has_class('maintitle')}] | preceding::div[{has_class('maintitle')}]"
 X_TITLE_MAIN = f"descendant::div[{has_class('maintitle')}][1]"
+X_TITLE_MTITLE = (f"(descendant::h1[{has_class('mtitle')}] | descendant::div[{has_class('mtitle')}]"
+                  f"[not(preceding::h1[{has_class('mtitle')}])])[1]")
 # The section: the first `a[href*="f="]` inside the navigation strip.
 X_NAV = "@id='navstrip' or contains(@class, 'navigation')"
 X_NAV_LINK = "descendant::a[contains(@href, 'f=')]"
-X_CURRENT_PAGE = f".//li[{has_class('current')}] | .//*[{has_class('current')}]"
+# The current page: `li.current` (current layout), `<b>[2]</b>` (classic `ul.pages`).
+X_CURRENT_PAGE = f".//li[{has_class('current')}] | .//*[{has_class('current')}] | .//b[not(ancestor::a)]"
 
 
 def _is_ff_host(host: str) -> bool:
@@ -61,6 +78,8 @@ class ForumFree:
         host_bonus = 0.05 if _is_ff_host(host_of(url)) else 0.0
         if doc_xpath(doc, X_POSTS):
             return 0.9 + host_bonus
+        if _table_posts(doc):
+            return 0.85 + host_bonus
         anchors = doc_xpath(doc, X_CLASSIC_ANCHORS)
         if anchors and xp(X_CLASSIC_BODY)(doc):
             return 0.7 + host_bonus
@@ -76,7 +95,12 @@ class ForumFree:
         sel = config.selectors
         post_els = xp(sel["post"])(doc) if "post" in sel else doc_xpath(doc, X_POSTS)
         classic: list[tuple[str, etree._Element]] = []
-        if not post_els:
+        tables = _table_posts(doc) if not post_els and "post" not in sel else []
+        if tables:
+            seen: set[str] = set()
+            for table, cell in tables:
+                classic.append((_table_post_id(table, cell, seen), table))
+        elif not post_els:
             for anchor in doc_xpath(doc, X_CLASSIC_ANCHORS):
                 m = _ENTRY.match(anchor.get("name") or "")
                 table = next(anchor.iterancestors("table"), None)
@@ -121,8 +145,9 @@ class ForumFree:
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         else:
             skin = "ff-classic"
+            read = self._table_parts if tables else self._classic_parts
             for pid, table in classic:
-                parts = self._classic_parts(table, pid, tid, st, origin, sel)
+                parts = read(table, pid, tid, st, origin, sel)
                 posts.append(build_post(parts, page=page_no, ctx=ctx, source=source, dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina ForumFree")
@@ -160,8 +185,38 @@ class ForumFree:
             stop=_nested_post,
         )
 
+    def _table_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, origin: str,
+                     sel: dict) -> PostParts:
+        """A classic table skin's post (`table#ee<id>` > `td.post`: nick in `td.left_top`, date in `td.right_top`,
+        body `td.right div.color`), as the real pages show it (docs/platforms/forumfree.md)."""
+        nick = first(table, sel.get("author", X_TABLE_NICK))
+        author = text_of(nick) if nick is not None else ""
+        link = first(nick, "descendant-or-self::a[1]") if nick is not None else None
+        body = first(table, sel.get("body", X_TABLE_BODY))
+        if body is None and "body" not in sel:
+            body = first(table, X_CLASSIC_BODY_FAST)
+        head = first(table, X_TABLE_HEAD)
+        date_text = None
+        if "date" in sel:
+            when = first(table, sel["date"])
+            date_text = (when.get("title") or text_of(when)) if when is not None else None
+        elif head is not None:
+            date_text = _table_date(head, pid)
+        details = first(table, X_TABLE_DETAILS)
+        group = None
+        if details is not None:
+            m = _GROUP_IN_DETAILS.search(text_of(details))
+            group = m.group(1).strip() if m else None
+        edit_el = first(body, X_EDIT) if body is not None else None
+        edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
+        return PostParts(
+            id=pid, element=table, body=body, author=author, author_id=_mid(link), date_text=date_text,
+            group=group, edited_by=edited_by, edited_text=edited_text, anchor_url=_post_url(origin, tid, st, pid),
+        )
+
     def _classic_parts(self, table: etree._Element, pid: str, tid: str | None, st: int, origin: str,
                        sel: dict) -> PostParts:
+        """An IPB 1.x-style post (`a[name=entry<id>]`, `span.normalname`, `div.postcolor`, `span.postdetails`)."""
         nick = first(table, sel.get("author", X_NICK))
         author = text_of(nick) if nick is not None else ""
         if not author and "author" not in sel:  # no profile link, or an icon link first: the nick's own text
@@ -273,10 +328,68 @@ def _plain(value: Any) -> str:
     return collapse_ws(str(value)) if value else ""
 
 
+def _table_posts(doc: etree._Element) -> list[tuple[etree._Element, etree._Element]]:
+    """(post table, its `td.post`) of a classic table skin page, in page order."""
+    out = []
+    for cell in doc_xpath(doc, X_TABLE_POSTS):
+        table = next(cell.iterancestors("table"), None)
+        if table is not None:
+            out.append((table, cell))
+    return out
+
+
+def _table_post_id(table: etree._Element, cell: etree._Element, seen: set[str]) -> str:
+    """The post's id as the page gives it: `table#ee<id>`, else its header's `#entry<id>` link, else the
+    `entry<id>` anchor just before the table; a page that gives none (the 2009 skin editor's page) a stable id
+    from the post's header (`content_post_id`)."""
+    m = _EE_ID.match(table.get("id") or "")
+    if m:
+        return m.group(1)
+    head = first(cell, X_TABLE_HEAD)
+    for a in xp(X_HEAD_ENTRY)(head if head is not None else cell):
+        m = _ENTRY_ID.search(a.get("href") or "")
+        if m:
+            return m.group(1)
+    prev = table.getprevious()
+    if prev is not None and isinstance(prev.tag, str):
+        for a in prev.iter("a"):
+            m = _ENTRY.match(a.get("id") or a.get("name") or "")
+            if m:
+                return m.group(1)
+    nick = first(cell, X_TABLE_NICK)
+    date = _table_date(head, None) if head is not None else None
+    return content_post_id(text_of(nick) if nick is not None else "", date or "", seen)
+
+
+def _table_date(head: etree._Element, pid: str | None) -> str | None:
+    """The post's date: the `title` of its `#entry<id>` link (to the second: `11/2/2009, 18:01:44`), else the
+    text after "Inviato il:" / "Posted on" in the header."""
+    links = xp(X_HEAD_ENTRY)(head)
+    for a in links:
+        if pid is None or (a.get("href") or "").endswith(f"#entry{pid}"):
+            if a.get("title"):
+                return a.get("title")
+    for a in head.iter("a"):
+        m = _POSTED.search(text_of(a))
+        if m:
+            return m.group(1)
+    m = _POSTED.search(text_of(head))
+    return m.group(1) if m else None
+
+
 def _title_el(doc: etree._Element) -> etree._Element | None:
     h1 = first(doc, X_TITLE_H1)
     if h1 is None:
-        return first(doc, X_TITLE_MAIN)
+        main = first(doc, X_TITLE_MAIN)
+        if main is not None:
+            return main
+        # classic table skins: `h1.mtitle` (the 2009 skin: the first `div.mtitle`), the title in its `<b>`, the
+        # description after it ("<b>Troll verde mangia umani</b>, Legend of Zelda")
+        mtitle = first(doc, X_TITLE_MTITLE)
+        if mtitle is None:
+            return None
+        bold = mtitle.find("b")
+        return bold if bold is not None and text_of(bold) else mtitle
     before = xp(X_TITLE_BEFORE)(h1)  # a maintitle ahead of the h1 comes first in document order
     return before[0] if before else h1
 
