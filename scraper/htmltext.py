@@ -339,6 +339,10 @@ class _Walker:
             self.dice.append(el)
             self.text.append(BLOCK)
             self.scan.append(BLOCK + DICE_MARK + BLOCK)  # where the roll sits among the text rolls
+            if el.tag == "details":
+                # ForumFree's roller: its dice and time are the roll's (read from the block), not the player's text
+                self.emit(BLOCK, buf, True)
+                return
             self.walk(el, buf, False, pre)
             self.emit(BLOCK, buf, True)
             return

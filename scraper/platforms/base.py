@@ -562,6 +562,7 @@ def _read_ff_roller(el: etree._Element) -> list[DiceRead]:
             faces: list[int] = []
             plain: list[int] = []
             constant = sum(int(x.replace(" ", "")) for x in re.findall(r"[+-]\s*\d+", m.group(3)))
+            added = 0
             total = None
             for dd in dds:
                 t = text_of(dd).strip()
@@ -569,8 +570,14 @@ def _read_ff_roller(el: etree._Element) -> list[DiceRead]:
                 if tm:
                     total = int(tm.group(1))
                 elif _FF_SIGNED.match(t):
-                    constant += int(t.replace(" ", ""))
-                elif t.lstrip("-").isdigit():
+                    added += int(t.replace(" ", ""))
+            # the popup's `addition[]` modifiers, shown as signed results, unless the die already names them
+            constant = constant or added
+            for dd in dds:
+                t = text_of(dd).strip()
+                if _FF_TOTAL.search(t) or _FF_SIGNED.match(t):
+                    continue
+                if t.lstrip("-").isdigit():
                     (faces if any(c in (dd.get("class") or "").split() for c in _FF_RESULT) else plain).append(int(t))
             faces = faces or plain
             count = m.group(1) or (str(len(faces)) if faces else "1")
