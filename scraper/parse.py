@@ -165,7 +165,7 @@ def history_from_pages(parsed: Sequence[Page], *, config: ConfigArg = None, fetc
 
 def assign_characters(posts: Iterable[Post], registry: Registry | None = None) -> tuple[Post, ...]:
     """Post.character: the schema's name, else the sheet link's character, else the registry's character
-    of that player, else the author's usual character in the thread, else (players only) the author."""
+    of that player, else the character the author's other posts in the thread name, else None."""
     posts = tuple(posts)
     by_sheet: dict[str, str] = {}
     by_author: dict[str, Counter[str]] = {}
@@ -193,7 +193,7 @@ def assign_characters(posts: Iterable[Post], registry: Registry | None = None) -
             name = players.get(p.author)
         if name is None and p.author in by_author:
             name = by_author[p.author].most_common(1)[0][0]
-        out.append(replace(p, character=name or p.author or None))
+        out.append(replace(p, character=name))  # no name anywhere: null (docs/history-format.md), never the forum nick
     return tuple(out)
 
 

@@ -500,6 +500,13 @@ def _join_cells(lines: list[str], name_cell: re.Pattern[str]) -> list[str]:
     return out
 
 
+def _join_row(line: str, name_cell: re.Pattern[str]) -> str:
+    """A table row's ` | `-joined cells with `name | value [| bonus]` rejoined as `_join_cells` rejoins lines."""
+    cells = line.split(" | ")
+    joined = _join_cells([c.strip() for c in cells], name_cell)
+    return line if len(joined) == len(cells) else " | ".join(joined)
+
+
 # The pools and stats one schema line gives are a function of the line alone, and a character's lines
 # repeat from post to post (its stats, its pools when unchanged): read once, reused while the cache lasts.
 _CACHE_MAX = 4096
@@ -740,6 +747,8 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         raw_lines = text.splitlines()
         if _JOIN_GATE.search(text):  # some line after the first starts as a value cell does
             raw_lines = _join_cells(raw_lines, pats["name_cell"])
+        if " | " in text:  # a table row's cells on one line: `Destrezza | 5 | +1` is one stat, as on three lines
+            raw_lines = [_join_row(ln, pats["name_cell"]) if " | " in ln else ln for ln in raw_lines]
         if sheet_url is None:
             sheet_url = _pick_sheet(links, [ln for ln in raw_lines if len(ln) < 2000]
                                     if "cheda" in text or "CHEDA" in text else (),

@@ -93,8 +93,8 @@ def test_malformed_page_is_parsed_leniently(fixture_page):
 def test_topic_without_schemas(fixture_page):
     history = parse_pages([fixture_page("forumfree/topic_63000001_st0.html")], fetched_at=FETCHED)
     assert [(p.author, p.role, p.schema, p.rolls, p.character) for p in history.posts] == [
-        ("Kurogane", "player", None, (), "Kurogane"),
-        ("Seireitei_Ryo", "player", None, (), "Seireitei_Ryo"),
+        ("Kurogane", "player", None, (), None),  # nothing names a character: null, not the nick
+        ("Seireitei_Ryo", "player", None, (), None),
         ("Niccolò", "master", None, (), None),
     ]
 
@@ -121,7 +121,7 @@ def test_no_pages():
 def test_character_from_registry(fixture_page):
     reg = Registry(characters={"Il Vuoto": Character(name="Il Vuoto", player="Seireitei_Ryo")})
     history = parse_pages([fixture_page("forumfree/topic_63000001_st0.html")], registry=reg)
-    assert [p.character for p in history.posts] == ["Kurogane", "Il Vuoto", None]
+    assert [p.character for p in history.posts] == [None, "Il Vuoto", None]
     assert history.registry is reg
 
 
@@ -276,4 +276,20 @@ def test_a_sheet_link_in_another_form_still_names_the_registry_character(fixture
         name="Aiko", sheet_url="https://bleach-gdr.forumfree.it/index.php?showtopic=555")})
     assert assign_characters([post], reg)[0].character == "Aiko"
     other = replace(post, schema=replace(post.schema, sheet_url="/?t=556"))
-    assert assign_characters([other], reg)[0].character == "Ospite"  # another topic is another sheet
+    assert assign_characters([other], reg)[0].character is None  # another topic is another sheet
+
+
+def test_a_schema_without_a_name_line_plays_no_character():
+    """docs/history-format.md: the schema's name, else its sheet / the registry, else null — never the forum nick."""
+    from engine.history import Post, PostSchema, Resource
+    from scraper.parse import assign_characters
+
+    schema = PostSchema(resources={"PV": Resource(40, 40)})
+    nameless = Post(id="1", page=1, url="", author="Ronin_88", author_id=None, timestamp=None, role="player",
+                    edited_by=None, edited_at=None, body="PV: 40/40", schema=schema)
+    named = Post(id="2", page=1, url="", author="Hana_K", author_id=None, timestamp=None, role="player",
+                 edited_by=None, edited_at=None, body="Personaggio: Mizuki", character="Mizuki")
+    later = Post(id="3", page=1, url="", author="Hana_K", author_id=None, timestamp=None, role="player",
+                 edited_by=None, edited_at=None, body="PV: 30/30", schema=schema)
+    got = assign_characters([nameless, named, later])
+    assert [p.character for p in got] == [None, "Mizuki", "Mizuki"]  # the author's own posts name Mizuki

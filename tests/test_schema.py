@@ -596,3 +596,17 @@ def test_a_pool_line_in_the_new_forms_ends_the_registro(form):
     schema = parse_schema("Registro:\n-8 PV [Artigli]\n" + form.format("PE"))
     assert schema.resources == {"PE": Resource(44, 52)}
     assert _entries(schema) == [(-8, "PV", "Artigli")] and "registro" not in schema.missing
+
+
+# --- a table row read as one line (Forumotion's and phpBB's BBCode tables: cells joined by " | ") ---------------
+
+@pytest.mark.parametrize("row,stats", [
+    ("Destrezza | 5 | +1", {"Destrezza": (5, 1)}),  # was bonus 0
+    ("Destrezza | 5 | (+1)", {"Destrezza": (5, 1)}),
+    ("Forza | 4 | +0 | Destrezza | 5 | -1", {"Forza": (4, 0), "Destrezza": (5, -1)}),
+    ("Destrezza | 5", {"Destrezza": (5, 0)}),
+    ("Forza 5 (+1) | Mente 4", {"Forza": (5, 1), "Mente": (4, 0)}),
+])
+def test_stat_row_cells(row, stats):
+    s = parse_schema("PV: 40/40\nPE: 30/30\n" + row)
+    assert {k: (v.base, v.bonus) for k, v in s.stats.items()} == stats
