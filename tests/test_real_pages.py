@@ -220,3 +220,20 @@ def test_the_rollers_stylesheet_fixes_the_structure_we_read(ff_real):
                      ".dice-roll dt:after {content:':'}", ".dice-time", ".dice-roll .dice-low", ".dice-roll .dice-medium",
                      ".dice-roll .dice-high", ".dice-roll .dice-highest", "#dice-roll-popup", 'input[name="addition[]"]'):
             assert rule in css, (name, rule)
+
+
+def test_the_classic_fixture_has_the_real_pages_skeleton_around_each_post(ff_real, fixtures_dir):
+    """The classic-skin fixture is built element for element as the real page: the same tags, classes and id
+    shapes around every post (the body, the profile details, the name and the buttons are content)."""
+    from tests.skeleton import skeleton
+
+    stop = {("div", "color"), ("div", "details"), ("div", "nick"), ("td", "right_bottom")}
+    real = {skeleton(t, stop) for name in ("s00", "s01", "s02", "s03", "s04", "s05")
+            for t in lxml_html.fromstring((ff_real / f"{name}.html").read_bytes()).xpath("//table[starts-with(@id, 'ee')]")}
+    fixture = lxml_html.fromstring((fixtures_dir / "forumfree-classic/topic_61110022_st0.html").read_bytes())
+    ours = [skeleton(t, stop) for t in fixture.xpath("//table[starts-with(@id, 'ee')]")]
+    assert ours and all(s in real for s in ours)
+    # and the page around them: the anchor before each post, the title, the pagination
+    for path in ("//div[@class='anchor']/a[starts-with(@id, 'entry')]", "//h1[@class='mtitle']/b",
+                 "//td[@class='navsub']/ul[@class='pages']/li/b"):
+        assert fixture.xpath(path) and lxml_html.fromstring((ff_real / "s01.html").read_bytes()).xpath(path), path
