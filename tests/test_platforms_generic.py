@@ -117,3 +117,115 @@ def test_story_lists_intended_mistakes(fixture_generator):
     ids = {p["id"] for p in story["posts"]}
     assert len(story["expected"]) >= 10
     assert all(e["post"] in ids and e["code"] and e["note"] for e in story["expected"])
+
+
+# --- the generic reading of a skin no adapter knows: real ForumFree pages with every name changed ---------------
+
+import re as _re  # noqa: E402
+
+from engine.history import CombatHistory  # noqa: E402
+from scraper.errors import NotAThread  # noqa: E402
+from scraper.parse import parse_pages  # noqa: E402
+from scraper.platforms.generic import content_id, read_structure  # noqa: E402
+
+# Classes and ids of the classic ForumFree skin renamed, its host replaced: no adapter knows the page any more.
+RENAMES = [
+    (r'id="ee(\d+)"', r'class="msg" id="m\1"'), (r'class="nick"', 'class="who"'), (r'class="post ', 'class="cella '),
+    (r'left_top', 'testa'), (r'right_top', 'capo'), (r'class="right"', 'class="corpo"'),
+    (r'class="color"', 'class="testo"'), (r'class="left"', 'class="lato"'), (r'#entry', '#msg'),
+    (r'id="entry', 'id="ancora'), (r'class="topic"', 'class="fili"'),
+    (r'youtubepoopita\.forumfree\.it', 'gdr.example.net'), (r'forumfree|forumcommunity|ffmaster', 'esempio'),
+]
+NO_BLOCK_IDS = [(r' id="(?:m|ancora)\d+"', '')]
+NO_POST_LINKS = [(r'href="[^"]*(?:&amp;|[?&#])(?:p=|msg)\d+[^"]*"', 'href="#"')]
+
+
+def unknown_skin(real_dir, name, *more):
+    text = (real_dir / "forumfree-classic" / f"{name}.html").read_text(encoding="utf-8")
+    for rx, repl in RENAMES + [r for rules in more for r in rules]:
+        text = _re.sub(rx, repl, text, flags=_re.I)
+    return text.encode("utf-8")
+
+
+def real_ids(real_dir, name):
+    return _re.findall(r'id="ee(\d+)"', (real_dir / "forumfree-classic" / f"{name}.html").read_text(encoding="utf-8"))
+
+
+S01 = "https://gdr.example.net/?t=41935930"
+
+
+def test_unknown_skin_every_post_with_its_page_id_author_date(real_dir):
+    page = parse_page(unknown_skin(real_dir, "s01"), S01)
+    assert page.platform == "generic" and page.problems == ()
+    assert [p.id for p in page.posts] == real_ids(real_dir, "s01")
+    first, last = page.posts[0], page.posts[-1]
+    assert (first.id, first.author, first.timestamp, first.url) == (
+        "342921374", "Zannabluke", "2009-08-18T13:09:38+02:00", "https://gdr.example.net/?t=41935930#m342921374")
+    assert (first.edited_by, first.edited_at) == ("Zannabluke", "2009-08-20T15:31:00+02:00")
+    assert first.body.startswith("LOL Gente mi sono sempre chiesto") and "Inviato il" not in first.body
+    assert (last.id, last.author, last.timestamp, [q.author for q in last.quotes]) == (
+        "343266046", "Furio The Shopkeeper", "2009-08-20T14:50:42+02:00", ["Zebrick"])
+    assert [p.author for p in page.posts[:3]] == ["Zannabluke", "·†°•.Mello-Kun.•°†·", "SilverRathalos"]
+    assert (page.thread_id, page.page, page.page_count, page.page_size, page.next_url) == (
+        "41935930", 1, 3, 15, "https://gdr.example.net/?t=41935930&st=15")
+    assert page.page_urls == (S01, S01 + "&st=15", S01 + "&st=30")
+
+
+def test_unknown_skin_edit_note_keeps_the_dash_of_the_name(real_dir):
+    page = parse_page(unknown_skin(real_dir, "s00"), "https://gdr.example.net/?t=36772963")
+    assert len(page.posts) == 12
+    assert (page.posts[0].author, page.posts[0].edited_by, page.posts[0].timestamp) == (
+        "-Lucario93-", "-Lucario93-", "2009-02-11T18:01:44+01:00")
+
+
+def test_pages_one_and_three_are_one_history_in_order(real_dir):
+    history = parse_pages([(unknown_skin(real_dir, "s02"), S01 + "&st=30"), (unknown_skin(real_dir, "s01"), S01)])
+    assert isinstance(history, CombatHistory) and history.thread.platform == "generic"
+    assert [p.id for p in history.posts] == real_ids(real_dir, "s01") + real_ids(real_dir, "s02")
+    assert [p.page for p in history.posts] == [1] * 15 + [3] * 11
+    assert history.thread.pages == 3
+    assert history.posts[17].author == "-Lucario93-"
+
+
+def test_ids_from_the_post_links_when_the_blocks_have_none(real_dir):
+    page = parse_page(unknown_skin(real_dir, "s01", NO_BLOCK_IDS), S01)
+    assert [p.id for p in page.posts] == real_ids(real_dir, "s01")
+
+
+def test_no_id_on_the_page_gives_stable_content_ids_and_says_so(real_dir):
+    data = unknown_skin(real_dir, "s01", NO_BLOCK_IDS, NO_POST_LINKS)
+    page = parse_page(data, S01)
+    ids = [p.id for p in page.posts]
+    assert len(ids) == 15 and len(set(ids)) == 15 and all(_re.fullmatch(r"h[0-9a-f]{12}", i) for i in ids)
+    assert ids == [p.id for p in parse_page(data, S01).posts]  # stable
+    reading = read_structure(parse_document(data))
+    body = reading.blocks[0].xpath(reading.selectors["body"].replace(".//", "descendant::", 1))[0]
+    assert ids[0] == content_id("Zannabluke", "18/8/2009, 13:09:38", body.xpath("string(.)"))
+    assert page.problems[0] == f"messaggio 1 (Zannabluke): la pagina non gli dà un id, id dal contenuto {ids[0]}"
+    assert len(page.problems) == 15
+    # the same page 3 does not collide with page 1
+    other = parse_page(unknown_skin(real_dir, "s02", NO_BLOCK_IDS, NO_POST_LINKS), S01 + "&st=30")
+    assert not set(ids) & {p.id for p in other.posts}
+
+
+def test_page_chrome_alone_is_not_a_thread():
+    chrome = b"""<html><body><h1>Forum</h1><ul class="menu"><li><a href="/u1">Tizio</a></li><li><a href="/u2">Caio</a>
+    </li></ul><div class="footer">Oggi, 21:14</div></body></html>"""
+    with pytest.raises(NotAThread):
+        parse_page(chrome, "https://gdr.example.net/?t=1", platform="generic")
+
+
+@pytest.mark.parametrize("path", [
+    "forumfree/topic_62345678_st0.html", "forumfree-classic/topic_61110022_st0.html",
+    "forumotion/phpbb3/t87p0.html", "forumotion/phpbb2/t42p0.html", "forumotion/invision/t42p5.html",
+    "phpbb/viewtopic_t606_start10.html", "phpbb/viewtopic_t312_start0.html",
+])
+def test_fixture_pages_read_by_structure_alone(fixture_page, path):
+    """Every fixture page read as if no adapter knew it: the same posts, ids, authors and dates."""
+    data, url = fixture_page(path)
+    known = parse_page(data, url)
+    generic = parse_page(data, url, platform="generic")
+    assert generic.platform == "generic"
+    assert [(p.id, p.author, p.timestamp) for p in generic.posts] == [
+        (p.id, p.author, p.timestamp) for p in known.posts]
+    assert (generic.page, generic.page_count) == (known.page, known.page_count)
