@@ -1,4 +1,5 @@
-"""Forumotion: Game-Master dice posts (faces from alt/title/src), pairing within and across pages, templates."""
+"""Forumotion: every field read on each version's template, Game-Master messages paired within and across pages,
+pagination, post links."""
 from __future__ import annotations
 
 import pytest
@@ -9,26 +10,6 @@ from scraper.platforms.config import ForumConfig
 from scraper.platforms.forumotion import gm_rolls
 
 FETCHED = "2026-11-09T12:00:00+01:00"
-
-
-def test_gm_rolls_from_images():
-    body = lxml_html.fragment_fromstring(
-        "<div>Il membro '<strong>Kurogane</strong>' ha effettuato la seguente azione : Lancio dei dadi<br><br>"
-        "#1 'Attacco (d12)' : <img src='https://illiweb.com/fa/dice/d12_7.png' alt='7'><br>"
-        "#2 'Danni' : <img src='/dice/d6_2.png' alt=''> <img src='/dice/d6_6.png' title='6'><br>"
-        "#3 'Sbilanciamento (d8)' : <img src='/img/face.png' alt='5'></div>")
-    rolls = [(r.expression, r.faces, r.total, r.label, r.source, r.authentic) for r in gm_rolls(body)]
-    assert rolls == [
-        ("1d12", (7,), 7, "Attacco", "forumotion_gm", True),
-        ("2d6", (2, 6), 8, "Danni", "forumotion_gm", True),
-        ("1d8", (5,), 5, "Sbilanciamento", "forumotion_gm", True),
-    ]
-
-
-def test_gm_face_out_of_range_is_not_authentic():
-    body = lxml_html.fragment_fromstring("<div>#1 'Attacco' : <img src='/dice/d12_14.png' alt='14'></div>")
-    (roll,) = gm_rolls(body)
-    assert roll.faces == (14,) and not roll.authentic and "faces_out_of_range" in roll.problems
 
 
 def test_pairing_within_a_page(fixture_page):
@@ -59,40 +40,6 @@ def test_pairing_across_pages(fixture_page):
     assert [p.id for p in history.posts][:6] == ["700110", "700111", "700120", "700121", "700130", "700131"]
 
 
-@pytest.mark.parametrize("path,skin", [("forumotion/phpbb3/t87p0.html", "phpbb3"),
-                                       ("forumotion/phpbb2/t42p0.html", "phpbb2"),
-                                       ("forumotion/invision/t42p0.html", "invision")])
-def test_templates_detected(fixture_page, path, skin):
-    page = parse_page(*fixture_page(path), fetched_at=FETCHED)
-    assert (page.platform, page.skin) == ("forumotion", skin)
-    first = page.posts[0]
-    assert first.url.endswith(f"#{first.id}") and "/t" in first.url
-
-
-def test_edit_note(fixture_page):
-    page = parse_page(*fixture_page("forumotion/phpbb3/t87p20.html"), fetched_at=FETCHED)
-    post = next(p for p in page.posts if p.id == "600230")
-    assert (post.edited_by, post.edited_at) == ("Kurogane", "2026-10-31T18:02:00+01:00")
-    assert "Ultima modifica" not in post.body
-
-
-def test_custom_gm_account_name():
-    doc = """<html><head><meta name="generator" content="Forumotion"></head><body id="phpbb">
-<div id="p11" class="post row1"><div class="postbody"><p class="author">da <strong><a href="/u4">Rukia</a></strong> Lun 2 Mar 2026 - 20:00</p>
-<div class="content"><div>Lancio: Schivata (Rukia vs Renji): (+5 [Destrezza])</div></div></div></div>
-<div id="p12" class="post row2"><div class="postbody"><p class="author">da <strong>Il Destino</strong> Lun 2 Mar 2026 - 20:00</p>
-<div class="content"><div>Il membro 'Rukia' ha effettuato la seguente azione : Lancio dei dadi<br>'Schivata' : <img src="/d/d12_9.png" alt="9"></div></div></div></div>
-</body></html>"""
-    url = "https://shinigami.forumattivo.com/t5-prova"
-    plain = parse_page(doc.encode(), url)
-    assert plain.posts[1].role == "player" and plain.posts[0].rolls == ()
-    page = parse_page(doc.encode(), url, config=ForumConfig(gm_accounts=("Il Destino",)))
-    assert page.posts[1].role == "gm_bot" and page.posts[1].answers == "11"
-    assert [(r.expression, r.faces, r.label) for r in page.posts[0].rolls] == [
-        ("1d12", (9,), "Schivata (Rukia vs Renji): (+5 [Destrezza])")]
-    assert page.posts[0].timestamp == "2026-03-02T20:00:00+01:00"
-
-
 # --- pagination only from the page's .pagination boxes (links in posts are the players') ----------------
 
 T166 = "forumotion/phpbb2/t166p0.html"
@@ -100,6 +47,7 @@ T166 = "forumotion/phpbb2/t166p0.html"
 
 def _in_first_post(data: bytes, html: str) -> bytes:
     i = data.index(b'<div class="postbody">') + len(b'<div class="postbody">')
+    i = data.index(b"<div>", i) + len(b"<div>")
     return data[:i] + html.encode("utf-8") + data[i:]
 
 
@@ -124,16 +72,15 @@ def test_two_dice_messages_answering_one_post_take_successive_label_lines(fixtur
     data, url = fixture_page("forumotion/phpbb3/t87p0.html")
     s = data.decode("utf-8")
     a = s.index('<div id="p600131"')
-    b = s.index('<hr class="divider">', a)
+    b = s.index('<div id="p600140"', a)
     gm = s[a:b]
-    img24 = '<img src="https://illiweb.com/fa/dice/d24_9.png" alt="9" title="9" border="0">'
-    img12 = '<img src="https://illiweb.com/fa/dice/d12_10.png" alt="10" title="10" border="0">'
-    assert f"#1 'Protezione (d24)' : {img24}<br>#2 'Attacco (d12)' : {img12}" in gm
-    first = gm.replace(f"<br>#2 'Attacco (d12)' : {img12}", "").replace("'Protezione (d24)'", "'Dado (d24)'")
+    img24 = '<img src="https://i.servimg.com/u/f60/19/84/21/99/d24_9.png" alt="" title="9" border="0" />'
+    img12 = '<img src="https://i.servimg.com/u/f60/19/84/21/99/d12_10.png" alt="" border="0" />'
+    assert f"#1 'Protezione (d24)' : {img24}<br />#2 'Attacco (d12)' : {img12}" in gm
+    first = gm.replace(f"<br />#2 'Attacco (d12)' : {img12}", "").replace("'Protezione (d24)'", "'Dado (d24)'")
     second = gm.replace("600131", "600132").replace(
-        f"#1 'Protezione (d24)' : {img24}<br>#2 'Attacco (d12)'", "#1 'Dado (d12)'")
-    page = parse_page((s[:a] + first + '<hr class="divider">' + second + s[b:]).encode("utf-8"), url,
-                      fetched_at=FETCHED)
+        f"#1 'Protezione (d24)' : {img24}<br />#2 'Attacco (d12)'", "#1 'Dado (d12)'")
+    page = parse_page((s[:a] + first + second + s[b:]).encode("utf-8"), url, fetched_at=FETCHED)
     by_id = {p.id: p for p in page.posts}
     assert (by_id["600131"].answers, by_id["600132"].answers) == ("600130", "600130")
     assert [(r.expression, r.faces, r.label) for r in by_id["600130"].rolls] == [
@@ -145,7 +92,7 @@ def test_dice_message_for_a_member_with_an_apostrophe(fixture_page):
     # "Il membro 'D'Artagnan' …" was read as member "D": nobody matched and the dice stayed on the bot's post
     data, url = fixture_page("forumotion/phpbb3/t87p0.html")
     s = data.decode("utf-8")
-    for old in ('<a href="/u1187">Seireitei_Ryo</a>', "'<strong>Seireitei_Ryo</strong>'"):
+    for old in ('<strong>Seireitei_Ryo</strong>', "Il membro 'Seireitei_Ryo'"):
         assert old in s
         s = s.replace(old, old.replace("Seireitei_Ryo", "D'Artagnan"))
     by_id = {p.id: p for p in parse_page(s.encode("utf-8"), url, fetched_at=FETCHED).posts}
@@ -157,22 +104,23 @@ def test_dice_message_for_a_member_with_an_apostrophe(fixture_page):
 
 # --- a page reached by a post link (`/post<id>` served as is, or saved): nothing in its URL says its offset ----
 
-T166_BASE = "https://santuario.forumattivo.com/t166"
-T166_URLS = (f"{T166_BASE}-santuario-elettra-vs-orione",) + tuple(
-    f"{T166_BASE}p{o}-santuario-elettra-vs-orione" for o in (5, 10, 15))
+T144_BASE = "https://absalom.forumattivo.com/t144"
+T144_URLS = (f"{T144_BASE}-stazione-absalom-kira-vs-vesk",) + tuple(
+    f"{T144_BASE}p{o}-stazione-absalom-kira-vs-vesk" for o in (6, 12, 18))
 
 
-@pytest.mark.parametrize("post_link", ["https://santuario.forumattivo.com/post910160",
-                                       "https://santuario.forumattivo.com/post910160#910160"])
+@pytest.mark.parametrize("post_link", ["https://absalom.forumattivo.com/post800140",
+                                       "https://absalom.forumattivo.com/post800140#800140"])
 def test_post_link_page_of_four_step_from_the_numbered_links(fixture_page, post_link):
-    # no link to itself (title, permalinks) and a box "1 [2] 3": offsets 0 and 10, gcd 10; the "3" link says 5
-    data, _ = fixture_page("forumotion/phpbb2/t166p5.html")
-    data = data.replace(b'href="/t166p5-santuario-elettra-vs-orione', b'href="#').replace(
-        b', <a href="/t166p15-santuario-elettra-vs-orione">4</a>', b"")
+    # no link to itself (title, permalinks) and a box "1 [2] 3": offsets 0 and 12, gcd 12; the "3" link says 6, and
+    # prosilver's {PAGE_NUMBER} box "Pagina 2 di 4" the count
+    data, _ = fixture_page("forumotion/phpbb3/t144p6.html")
+    data = data.replace(b'href="/t144p6-stazione-absalom-kira-vs-vesk', b'href="#').replace(
+        b', <a href="/t144p18-stazione-absalom-kira-vs-vesk">4</a>', b"")
     page = parse_page(data, post_link, fetched_at=FETCHED)
-    assert (page.page, page.thread_id, page.page_count, page.page_size, page.last_offset) == (2, "166", 4, 5, 15)
-    assert page.page_urls == T166_URLS and page.next_url == T166_URLS[2]
-    assert page.posts[0].url == f"{T166_URLS[1]}#{page.posts[0].id}"
+    assert (page.page, page.thread_id, page.page_count, page.page_size, page.last_offset) == (2, "144", 4, 6, 18)
+    assert page.page_urls == T144_URLS and page.next_url == T144_URLS[2]
+    assert page.posts[0].url == f"{T144_URLS[1]}#{page.posts[0].id}"
     assert {p.page for p in page.posts} == {2}
 
 

@@ -1,4 +1,4 @@
-"""Per-forum configuration (TOML): platform, selector overrides, dice patterns, ruleset, timezone, masters."""
+"""Per-forum configuration (TOML): platform, selector overrides, dice patterns and face images, ruleset, timezone, masters."""
 from __future__ import annotations
 
 import re
@@ -43,6 +43,8 @@ class ForumConfig:
     "typed" (default: not authentic, it could be typed by hand) or "forum" (trust it; for skins whose
     roller leaves no markup).
     `ruleset` applies to the whole forum; `sections` maps a section/forum id to a ruleset.
+    `dice_faces`: Forumotion's dice are images the admin uploads; this maps a face image (its full address, or
+    its file name) to the number it shows, for images whose alt, title and file name do not say it.
     """
 
     host: str | None = None
@@ -59,6 +61,7 @@ class ForumConfig:
     dice_classes: tuple[str, ...] = ()  # extra class-name fragments that mark a dice block
     text_rolls: str = "typed"
     page_size: int | None = None  # posts per page when the page does not say
+    dice_faces: Mapping[str, int] = field(default_factory=dict)  # face image (address or file name) → its number
 
     def __post_init__(self) -> None:
         if self.platform not in PLATFORMS:
@@ -114,6 +117,15 @@ class ForumConfig:
     def is_gm_account(self, name: str | None) -> bool:
         return bool(name) and name.casefold() in self._gm_names
 
+    def dice_face(self, src: str) -> int | None:
+        """The number the face map gives an image (by its whole address, else its file name), else None."""
+        if not self.dice_faces or not src:
+            return None
+        found = self.dice_faces.get(src)
+        if found is None:
+            found = self.dice_faces.get(src.split("?")[0].split("#")[0].rstrip("/").rsplit("/", 1)[-1])
+        return found
+
     def ruleset_for(self, section: str | None = None) -> str | None:
         if section is not None and section in self.sections:
             return self.sections[section]
@@ -146,6 +158,11 @@ def config_from_dict(data: Mapping[str, Any], *, host: str | None = None,
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise ForumConfigError(f"{key!r} deve essere una tabella di stringhe")
             value = {str(k): v for k, v in value.items()}
+        elif key == "dice_faces":
+            if not isinstance(value, dict) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value.values()):
+                raise ForumConfigError("'dice_faces' deve essere una tabella immagine → numero intero positivo")
+            value = {str(k).strip(): v for k, v in value.items()}
         elif key == "page_size":
             if not isinstance(value, int) or value <= 0:
                 raise ForumConfigError("'page_size' deve essere un intero positivo")

@@ -1,8 +1,9 @@
-"""Forumotion (forumattivo): phpbb2 / phpbb3 / invision templates, Game-Master dice posts paired with the
-player post they answer."""
+"""Forumotion (forumattivo): phpbb2 / phpbb3 / invision / modernbb templates, Game-Master dice messages (known by
+their content) paired with the player post they answer."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 from urllib.parse import urlsplit
@@ -28,9 +29,6 @@ _TOPIC_URL = re.compile(r"/t(\d+)(?:p(\d+))?-([^/?#]*)")
 _UID = re.compile(r"/u(\d+)")
 _POST_ID = re.compile(r"^p(\d+)$")
 _MEMBER = re.compile(r"(?:membro|member|membre|usuário|miembro)\s*['‘’\"]\s*(.+?)\s*['‘’\"]", re.I)
-_DIE_SRC = re.compile(r"d(\d+)[_-](\d+)\.(?:png|gif|jpe?g|webp)", re.I)
-_DIE_NAME = re.compile(r"['‘’\"]\s*([^'‘’\"]+?)\s*['‘’\"]")
-_SIDES_IN_NAME = re.compile(r"\(?\s*[dD](\d+)\s*\)?\s*$")
 _LABEL_LINE = re.compile(r"^\s*(?:lancio|lanci|tiro|dado|dadi)\s*[:\-]\s*(.+?)\s*$", re.I)
 _VS_LINE = re.compile(r"^\s*([A-Za-zÀ-ÿ][^\n]{0,80}?\([^()\n]*\b(?:vs|contro)\b[^()\n]*\)\s*:.*)$", re.I)
 
@@ -38,46 +36,73 @@ _VS_LINE = re.compile(r"^\s*([A-Za-zÀ-ÿ][^\n]{0,80}?\([^()\n]*\b(?:vs|contro)\
 # Through the id attributes: libxml2 tests an attribute axis far faster than a predicate on every element.
 X_POST_ANY = "descendant::*/@id[starts-with(., 'p')]/parent::*[contains(@class, 'post')]"
 X_GENERATOR = "descendant::meta[@name='generator'][contains(@content, 'orumotion')][1]"
-X_ILLIWEB = "descendant::script[contains(@src, 'illiweb.com')][1] | descendant::img[contains(@src, 'illiweb.com')][1]"
+X_ILLIWEB = ("descendant::script[contains(@src, 'illiweb.com')][1] | descendant::link[contains(@href, 'illiweb.com')][1]"
+             " | descendant::img[contains(@src, 'illiweb.com')][1]")
 X_CURRENT_PAGE = ".//strong[not(ancestor::a)]"
-# The first h1 that is either (one scan of the h1s, not two).
-X_TITLE = f"descendant::h1[{has_class('page-title')} or ancestor::*[{has_class('maintitle')}]][1]"
-X_NAV = f"contains(@class, 'nav') and ({has_class('navbar')} or {has_class('nav')})"  # one test on most elements
+# The topic's title: prosilver/modernbb `h1.page-title`, invision `.maintitle h1`, subsilver `h1.cattitle` (one scan).
+X_TITLE = (f"descendant::h1[{has_class('page-title')} or {has_class('cattitle')} or "
+           f"ancestor::*[{has_class('maintitle')}]][1]")
+# The section links: subsilver `span.nav`, prosilver `.pathname-box`, invision `ul#navstrip`, modernbb `.sub-header-path`
+X_NAV = (f"contains(@class, 'nav') and ({has_class('nav')} or {has_class('navbar')}) or @id = 'navstrip'"
+         f" or {has_class('pathname-box')} or {has_class('sub-header-path')}")
 X_NAV_LINKS = "descendant::a[contains(@href, '/f')]/@href"
-X_POST_ENTRY = Css(".post-entry")
 
-TEMPLATES: dict[str, dict[str, Css]] = {
-    "phpbb3": {
-        "author": Css("p.author strong"),
-        "date": Css("p.author"),
-        "body": Css("div.content"),
-        "group": Css("dl.postprofile dd"),
-    },
-    "phpbb2": {
-        "author": Css("span.name strong"),
-        "date": Css("span.post-date"),
-        "body": Css("div.postbody"),
-        "group": Css("span.poster-profile"),
-    },
-    "invision": {
-        "author": Css("h4.author"),
-        "date": Css("span.post-date"),
-        "body": Css("div.postbody"),
-        "group": Css("div.postprofile-rank"),
-    },
+
+@dataclass(frozen=True)
+class Skin:
+    """Where one Forumotion version puts a post's parts (XPath, relative to the post; `edit` to the body): the
+    elements, ids and classes of its viewtopic_body.tpl post loop (Etana/template, src/<version>/)."""
+
+    test: Css | None  # an element only this version's post has
+    author: str  # the element that holds {POSTER_NAME} alone
+    date: str  # the element (or text) that holds {POST_DATE}/{POST_DATE_NEW}
+    body: str  # the `<div>{MESSAGE}</div>`
+    group: str  # the element that holds {POSTER_RANK}
+    edit: str  # {EDITED_MESSAGE}, relative to the body
+
+
+_CONTENT = f"descendant::div[{has_class('content')}][1]/div[1]"
+TEMPLATES: dict[str, Skin] = {
+    # subsilver: tr#p<id>.post › td › span.name › strong › {POSTER_NAME}; span.postdetails "…<img>{POST_DATE}";
+    # div.postbody › div {MESSAGE}; span.gensmall {EDITED_MESSAGE} after div.postbody
+    "phpbb2": Skin(None, "descendant::span[@class='name'][1]/strong[1]",
+                   "descendant::span[@class='postdetails'][1]/img[last()]/following-sibling::text()[1]",
+                   f"descendant::div[{has_class('postbody')}][1]/div[1]",
+                   f"descendant::span[{has_class('poster-profile')}][1]/text()[1]",
+                   "../following-sibling::span[1]"),
+    # prosilver: div#p<id>.post › … div.postprofile › dl › dt › strong {POSTER_NAME}, dd {POSTER_RANK_NEW};
+    # p.author "{L_TOPIC_BY} {POSTER_NAME} {POST_DATE_NEW}"; div.content › div {MESSAGE}; {EDITED_MESSAGE} after
+    "phpbb3": Skin(None, f"descendant::div[{has_class('postprofile')}][1]/dl/dt/strong[1]",
+                   "descendant::p[@class='author'][1]", _CONTENT,
+                   f"descendant::div[{has_class('postprofile')}][1]/dl/dd[1]",
+                   f"../following-sibling::node()[not(self::div[{has_class('signature_div')}])]"),
+    # invision: dl.postprofile-details › dt "{POSTER_AVATAR}<br>{POSTER_NAME}", dd {POSTER_RANK_NEW}; p.author as
+    # prosilver; div.post-entry › div {MESSAGE}, div.clear, {EDITED_MESSAGE}
+    "invision": Skin(Css("div.post-entry"), f"descendant::dl[{has_class('postprofile-details')}][1]/dt[1]",
+                     "descendant::p[@class='author'][1]", f"descendant::div[{has_class('post-entry')}][1]/div[1]",
+                     f"descendant::dl[{has_class('postprofile-details')}][1]/dd[1]", "following-sibling::node()"),
+    # modernbb: div.postprofile-name {POSTER_NAME}, div.postprofile-rank; div.topic-date {POST_DATE_NEW};
+    # div.postbody › div.content › div {MESSAGE}; div.edited-message {EDITED_MESSAGE}
+    "modernbb": Skin(Css("div.post-head"), f"descendant::div[{has_class('postprofile-name')}][1]",
+                     f"descendant::div[{has_class('topic-date')}][1]", _CONTENT,
+                     f"descendant::div[{has_class('postprofile-rank')}][1]",
+                     f"../following-sibling::div[{has_class('edited-message')}][1]"),
 }
-X_EDITED = Css("div.edited-by, span.edited-by")
+_SKIN_TESTS = ("invision", "modernbb")
+X_EDITED = Css("div.edited-by, span.edited-by")  # other skins' edit boxes (tolerance)
 X_LINK = Css("a")
+X_PROFILE_LINK = "descendant::a[contains(@href, '/u')][1]/@href"
 
 
 def _skin(doc: etree._Element) -> str:
-    # The template shows in the posts themselves: invision wraps the body in .post-entry, phpbb2 posts are rows.
+    # The version shows in the posts themselves: subsilver's posts are table rows, invision's bodies sit in
+    # div.post-entry, modernbb's headers in div.post-head; prosilver has neither.
     posts = _posts(doc)
-    if any(X_POST_ENTRY.first(p) is not None for p in posts[:1]):
-        return "invision"
-    if any(p.tag == "tr" for p in posts):
+    if not posts:
+        return "phpbb3"
+    if posts[0].tag == "tr":
         return "phpbb2"
-    return "phpbb3"
+    return next((name for name in _SKIN_TESTS if TEMPLATES[name].test.first(posts[0]) is not None), "phpbb3")
 
 
 def _posts(doc: etree._Element) -> list[etree._Element]:
@@ -86,6 +111,11 @@ def _posts(doc: etree._Element) -> list[etree._Element]:
 
 def _is_fm_host(host: str) -> bool:
     return any(host == h or host.endswith("." + h) for h in FM_HOSTS)
+
+
+def _joined_text(found: list) -> str:
+    """The text of an XPath result: elements' text and bare text nodes, in order."""
+    return " ".join(text_of(x) if isinstance(x, etree._Element) else str(x) for x in found).strip()
 
 
 class Forumotion:
@@ -99,20 +129,23 @@ class Forumotion:
             signals += 1
         if xp(X_GENERATOR)(doc):
             signals += 2
+        posts = _posts(doc)
+        if not posts:
+            return 0.0
+        # every version's post carries `post--<id>` beside its `p<id>` id (the templates' own class)
+        if any(f"post--{(p.get('id') or '')[1:]}" in (p.get("class") or "") for p in posts[:3]):
+            signals += 2
         # four signals already give the top score: the page-wide scan for illiweb's assets is not needed then
         if signals < 4 and xp(X_ILLIWEB)(doc):
             signals += 1
-        if not signals:
-            return 0.0
-        if not _posts(doc):
-            return 0.0
-        return min(0.5 + 0.12 * signals, 0.97)
+        return min(0.5 + 0.12 * signals, 0.97) if signals else 0.0
 
     def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
         ctx = ParseContext(url=url, config=config, now=now)
         host = host_of(url)
         skin = config.skin if config.skin in TEMPLATES else _skin(doc)
-        sel = {**TEMPLATES[skin], **config.selectors}
+        tpl = TEMPLATES[skin]
+        sel = {"author": tpl.author, "date": tpl.date, "body": tpl.body, "group": tpl.group, **config.selectors}
         post_els = xp(sel["post"])(doc) if "post" in sel else _posts(doc)
         # The other pages: the .pagination boxes' links to this topic only (never the links in the posts)
         box_links = [lm for lm in map(_TOPIC_URL.search, pagination_hrefs(doc, post_els, host)) if lm]
@@ -158,28 +191,29 @@ class Forumotion:
             if not pid.isdigit():
                 continue
             author_el = first(el, sel["author"])
-            link = first(author_el, X_LINK) if author_el is not None else None
-            if link is None and author_el is not None and author_el.tag == "a":
-                link = author_el
             author = text_of(author_el)
-            uid = _UID.search(link.get("href") or "") if link is not None else None
-            date_el = first(el, sel["date"])
-            date_text = text_of(date_el)
-            if author and date_text.startswith("da " + author):
-                date_text = date_text[len(author) + 3:]
-            group_el = first(el, sel["group"])
-            group = text_of(group_el).split(" Messaggi")[0].strip() if group_el is not None else None
+            hrefs = xp(X_PROFILE_LINK)(author_el) if author_el is not None else []
+            uid = _UID.search(hrefs[0]) if hrefs else None
+            date_found = xp(sel["date"])(el)
+            date_text = _joined_text(date_found[:1])
+            if author and author in date_text:
+                date_text = date_text[date_text.index(author) + len(author):].strip()  # "da <name> <date>"
+            group = _joined_text(xp(sel["group"])(el)[:1]) or None
             body = first(el, sel["body"])
-            edit_el = first(el, X_EDITED)
-            edited_by, edited_text = parse_edit_note(text_of(edit_el)) if edit_el is not None else (None, None)
-            extra: list[Roll] = []
-            if config.is_gm_account(author) and body is not None:
-                extra = gm_rolls(body)
+            edit_text = _joined_text(xp(tpl.edit)(body)) if body is not None else ""
+            if not edit_text:
+                edit_el = first(el, X_EDITED)
+                edit_text = text_of(edit_el) if edit_el is not None else ""
+            edited_by, edited_text = parse_edit_note(edit_text) if edit_text else (None, None)
+            # The Game Master's message is known by what it holds (the dice lines with their face images),
+            # whoever posts it: the founder by default, any account the admin picks, renamed or not.
+            dice = dice_lines(body, config, strict=not config.is_gm_account(author)) if body is not None else None
             parts = PostParts(id=pid, element=el, body=body, author=author,
-                              author_id=uid.group(1) if uid else None, date_text=date_text, group=group or None,
+                              author_id=uid.group(1) if uid else None, date_text=date_text, group=group,
                               edited_by=edited_by, edited_text=edited_text, anchor_url=f"{page_url}#{pid}",
-                              extra_rolls=extra)
-            posts.append(build_post(parts, page=page_no, ctx=ctx, source="forumotion_gm", dice_test=dice_test))
+                              extra_rolls=gm_rolls_of(dice) if dice else [])
+            post = build_post(parts, page=page_no, ctx=ctx, source="forumotion_gm", dice_test=dice_test)
+            posts.append(evolve(post, role="gm_bot") if dice and post.role != "gm_bot" else post)
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina Forumotion")
         urls: tuple[str, ...] = (url,)
@@ -234,13 +268,65 @@ def _same_host(href: str, host: str) -> bool:
         return False
 
 
-def gm_rolls(body: etree._Element) -> list[Roll]:
-    """Rolls of a Game-Master message: one line per roll, `#1 'Attacco (d12)' : <img …d12_7.png>`.
+# --- the Game Master's dice message ---------------------------------------------------------------------
+# Forumotion's "Dice rolling" FAQ says what the message is (posted by the "Game Master" account, the founder by
+# default; the "Roll dices" wording is the admin's; each die and each face an image the admin uploads), not how it
+# is marked up: no rendered message has been found. So it is read by its shape: lines `#1 'Attacco (d12)' : <img>
+# <img>` (a number, the die's name — quoted text or the die's own image — a colon, then face images only), after
+# at most one other line (the one naming the member).
 
-    Faces come from the image alt/title, else from the image name; sides from the image name, else from
-    the die name. The total is the sum of the faces (Forumotion shows no constant). Labels are the die
-    names until pairing gives them the player's label line.
-    """
+_DIE_LINE_HEAD = re.compile(r"^\s*(?:#\s*\d+\s*)?(?:['‘’\"](?P<name>[^'‘’\"]+)['‘’\"])?\s*$")
+_SIDES_IN_NAME = re.compile(r"(?<![A-Za-z0-9])[dD]\s?(\d{1,3})(?![0-9])")
+_SIDES_FACE_FILE = re.compile(r"(?<![A-Za-z0-9])d(\d{1,3})[_-](\d{1,3})$", re.I)
+_FACE_FILE = re.compile(r"^(?:[A-Za-z]+[_-]?)?(\d{1,3})$")
+_IMAGE_EXT = re.compile(r"\.(?:png|gif|jpe?g|webp|svg)$", re.I)
+_LINE_BREAKS = frozenset(("br", "div", "p", "li", "tr"))
+
+
+@dataclass(frozen=True)
+class DieLine:
+    """One die of a dice message: its name (as shown, "" when none) and its face images' numbers, None where
+    nothing tells a face (its alt/title, its file name, the forum config's face map)."""
+
+    name: str
+    sides: int | None
+    faces: tuple[int | None, ...]
+
+
+def _file_stem(src: str) -> str:
+    return _IMAGE_EXT.sub("", src.split("?")[0].split("#")[0].rstrip("/").rsplit("/", 1)[-1])
+
+
+def _face_of(img: etree._Element, config: ForumConfig) -> int | None:
+    """A face image's number: the forum config's face map when it names the image (the master's own word), else
+    a number in its alt or title, else its file name (`d12_7.png`, `7.png`, `faccia-7.gif`)."""
+    src = (img.get("src") or "").strip()
+    mapped = config.dice_face(src)
+    if mapped is not None:
+        return mapped
+    for attr in ("alt", "title"):
+        text = (img.get(attr) or "").strip()
+        if text.isdigit() and len(text) <= 3:
+            return int(text)
+    stem = _file_stem(src)
+    m = _SIDES_FACE_FILE.search(stem) or _FACE_FILE.match(stem)
+    return int(m.group(m.lastindex or 1)) if m and not re.fullmatch(r"[dD]\d+", stem) else None
+
+
+def _sides_of(name: str, imgs: list[etree._Element]) -> int | None:
+    """The die's sides: from its name ("Attacco (d12)"), else from a face image's file name (`d12_7.png`)."""
+    m = _SIDES_IN_NAME.search(name)
+    if m:
+        return int(m.group(1))
+    for img in imgs:
+        fm = _SIDES_FACE_FILE.search(_file_stem(img.get("src") or ""))
+        if fm:
+            return int(fm.group(1))
+    return None
+
+
+def _lines(body: etree._Element) -> list[list[object]]:
+    """The body's lines, each a list of text pieces and img elements (quotes and code left out)."""
     lines: list[list[object]] = [[]]
 
     def walk(el: etree._Element) -> None:
@@ -251,48 +337,74 @@ def gm_rolls(body: etree._Element) -> list[Roll]:
                 tag = child.tag.lower()
                 if tag == "img":
                     lines[-1].append(child)
-                elif tag in ("br", "div", "p", "li", "tr"):
+                elif tag in _LINE_BREAKS:
                     lines.append([])
                     walk(child)
                     if tag != "br":
                         lines.append([])
-                elif tag not in ("script", "style"):
+                elif tag not in ("script", "style", "blockquote", "cite", "code", "dl"):
                     walk(child)
             if child.tail:
                 lines[-1].append(child.tail)
 
     walk(body)
-    rolls: list[Roll] = []
-    for line in lines:
-        imgs = [x for x in line if not isinstance(x, str)]
-        if not imgs:
-            continue
-        head = " ".join(x for x in line if isinstance(x, str))
-        faces: list[int] = []
-        sides: int | None = None
-        for img in imgs:
-            src_m = _DIE_SRC.search(img.get("src") or "")
-            face_txt = (img.get("alt") or img.get("title") or "").strip()
-            if face_txt.isdigit():
-                faces.append(int(face_txt))
-            elif src_m:
-                faces.append(int(src_m.group(2)))
-            else:
-                continue
-            if src_m and sides is None:
-                sides = int(src_m.group(1))
-        if not faces:
-            continue
-        name_m = _DIE_NAME.search(head)
-        name = name_m.group(1).strip() if name_m else head.strip(" :#0123456789")
-        if sides is None:
-            sm = _SIDES_IN_NAME.search(name)
-            sides = int(sm.group(1)) if sm else None
-        label = _SIDES_IN_NAME.sub("", name).strip() if name else ""
-        expression = f"{len(faces)}d{sides}" if sides else f"{len(faces)}d?"
-        rolls.append(make_roll(expression=expression, faces=faces, total=sum(faces), label=label,
-                               source="forumotion_gm"))
+    return [ln for ln in lines if any(not isinstance(x, str) or x.strip() for x in ln)]
+
+
+def _die_line(line: list[object], config: ForumConfig) -> DieLine | None:
+    """A die line (`#n 'Name' : <img>…`, or the die's own image before the colon), else None."""
+    colon = next((k for k, x in enumerate(line) if isinstance(x, str) and ":" in x), None)
+    if colon is None:
+        return None
+    head_text = "".join(x for x in line[:colon] if isinstance(x, str)) + line[colon].split(":", 1)[0]
+    after = [line[colon].split(":", 1)[1], *line[colon + 1:]]
+    faces = [x for x in after if not isinstance(x, str)]
+    m = _DIE_LINE_HEAD.match(head_text)
+    if not faces or m is None or any(isinstance(x, str) and x.strip() for x in after):
+        return None
+    name_imgs = [x for x in line[:colon] if not isinstance(x, str)]
+    name = (m.group("name") or "").strip() or " ".join(
+        (i.get("alt") or i.get("title") or _file_stem(i.get("src") or "")).strip() for i in name_imgs)
+    if not name and not m.group(0).strip() and not name_imgs:
+        return None  # a bare ": <img>" says nothing of a die
+    return DieLine(name=name, sides=_sides_of(name, faces), faces=tuple(_face_of(i, config) for i in faces))
+
+
+def dice_lines(body: etree._Element, config: ForumConfig, *, strict: bool = True) -> list[DieLine] | None:
+    """The dice of a Game-Master message, or None when `body` is not one. Strict (any account): every line is a
+    die line but at most one before them (the member's). A configured Game-Master account: any die lines."""
+    if next(body.iter("img"), None) is None:  # most posts: no image, no dice message
+        return None
+    found: list[DieLine] = []
+    others = 0
+    for line in _lines(body):
+        die = _die_line(line, config)
+        if die is not None:
+            found.append(die)
+        elif strict and (found or others):
+            return None
+        else:
+            others += 1
+    return found or None
+
+
+def gm_rolls_of(dice: list[DieLine]) -> list[Roll]:
+    """The rolls of a dice message's lines. The total is the faces' sum (Forumotion shows no constant); a face
+    nothing tells keeps the roll, its faces and total unknown ("unreadable_faces"): never guessed. Labels are the
+    die names until pairing gives them the player's label lines."""
+    rolls = []
+    for die in dice:
+        known = None not in die.faces
+        label = _SIDES_IN_NAME.sub("", die.name).replace("()", "").strip(" :-")
+        rolls.append(make_roll(expression=f"{len(die.faces)}d{die.sides if die.sides else '?'}",
+                               faces=list(die.faces), total=sum(die.faces) if known else None,  # type: ignore[arg-type]
+                               label=label, source="forumotion_gm"))
     return rolls
+
+
+def gm_rolls(body: etree._Element, config: ForumConfig | None = None) -> list[Roll]:
+    """The rolls of a Game-Master message body (any die lines in it)."""
+    return gm_rolls_of(dice_lines(body, config or ForumConfig(), strict=False) or [])
 
 
 def _label_lines(body: str) -> list[str]:
@@ -359,11 +471,13 @@ def pair_gm_posts(posts: Sequence[Post], config: ForumConfig) -> tuple[Post, ...
             if pick is not None:
                 used.add(pick)
                 label = labels[pick]
-            new_rolls.append(make_roll(expression=roll.expression, faces=roll.faces, total=roll.total,
+            # unknown faces stay unknown (and said so): never rebuilt as "not shown"
+            new_rolls.append(make_roll(expression=roll.expression,
+                                       faces=roll.faces if roll.faces is not None else [None], total=roll.total,
                                        label=label, source="forumotion_gm"))
         out[target] = evolve(player, rolls=player.rolls + tuple(new_rolls))
         out[i] = evolve(gm, rolls=(), answers=player.id)
     return tuple(out)
 
 
-__all__ = ["Forumotion", "gm_rolls", "pair_gm_posts", "TEMPLATES"]
+__all__ = ["Forumotion", "DieLine", "dice_lines", "gm_rolls", "gm_rolls_of", "pair_gm_posts", "TEMPLATES"]
