@@ -1,4 +1,4 @@
-"""phpBB prosilver: dicebox rolls, typed [dice] tags, <time datetime>, quotes with cite, codebox, notices."""
+"""phpBB prosilver: fancydice dicebox rolls, typed [dice] tags, <time datetime>, quotes with cite, codebox, notices."""
 from __future__ import annotations
 
 import pytest
@@ -18,10 +18,11 @@ PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Duello</title>
 <div class="postbody"><div id="post_content501">
 <p class="author"><span class="responsive-hide">da <strong><a href="./memberlist.php?mode=viewprofile&amp;u=5" class="username">Renji</a></strong> &raquo; </span><time datetime="2026-07-01T18:30:00+00:00">mer 01 lug 2026, 20:30</time></p>
 <div class="content">
-<blockquote><div><cite>Rukia ha scritto:</cite><div class="dicebox">1d12+5 =&gt; 9 =&gt; 14</div>PV: 30/40</div></blockquote>
+<blockquote><div><cite>Rukia ha scritto:</cite><div class="dicebox">1d12+5 => 9, 5 => 14 </div>PV: 30/40</div></blockquote>
 PV: 38/40<br>PE: 20/30<br>Registro: -2 PV [Zanpakuto di Rukia]<br>
 [dice=1d18+4]Parata [Zabimaru] (Renji vs Rukia): (+4 [Destrezza])[/dice]<br>
-<div class="dicebox">Attacco [Zabimaru] (Renji vs Rukia): (+2 [Raggio Corto] +4 [Destrezza]) 2d6+6 =&gt; 3, 4 =&gt; 13</div>
+Attacco [Zabimaru] (Renji vs Rukia): (+2 [Raggio Corto] +4 [Destrezza])<br>
+<div class="dicebox">2d6+6 => 3, 4, 6 => 13 </div>
 <div class="codebox"><p>Codice: <a href="#">Seleziona tutto</a></p><pre><code>[dice=1d12+6]Esempio[/dice]
 1d12+6 =&gt; 6 =&gt; 12</code></pre></div>
 </div>
@@ -43,18 +44,19 @@ def test_prosilver_post():
     assert rolls == [("1d18+4", None, None, "typed_text", False), ("2d6+6", (3, 4), 13, "phpbb_dice", True)]
     assert post.rolls[1].label == "Attacco [Zabimaru] (Renji vs Rukia): (+2 [Raggio Corto] +4 [Destrezza])"
     assert post.rolls[0].tag.action == "Parata"
-    assert [(q.author, q.text) for q in post.quotes] == [("Rukia", "1d12+5 => 9 => 14\nPV: 30/40")]
+    assert [(q.author, q.text) for q in post.quotes] == [("Rukia", "1d12+5 => 9, 5 => 14\nPV: 30/40")]
     assert post.schema.resources["PV"].current == 38
     assert [(e.amount, e.label) for e in post.schema.registro] == [(-2, "Zanpakuto di Rukia")]
     assert "[dice=1d12+6]Esempio[/dice]" in post.body and "Seleziona tutto" not in post.body
 
 
 def test_admin_pattern_override():
-    page_html = PAGE.replace("2d6+6 =&gt; 3, 4 =&gt; 13", "Tiro 2d6+6 -- risultati 3 e 4 -- totale 13")
+    page_html = PAGE.replace("2d6+6 => 3, 4, 6 => 13 ", "Tiro 2d6+6 -- risultati 3 e 4 -- totale 13")
     cfg = ForumConfig(dice_patterns=(r"Tiro (?P<expr>\S+) -- risultati (?P<faces>[\d e]+) -- totale (?P<total>\d+)",))
     page = parse_page(page_html.encode(), "https://gdr.example.it/viewtopic.php?t=9", config=cfg)
     r = page.posts[0].rolls[1]
     assert (r.expression, r.faces, r.total, r.authentic) == ("2d6+6", (3, 4), 13, True)
+    assert r.label == "Attacco [Zabimaru] (Renji vs Rukia): (+2 [Raggio Corto] +4 [Destrezza])"
 
 
 def test_username_coloured_master(fixture_page):
@@ -143,7 +145,7 @@ def test_post_link_to_the_first_of_two_pages(fixture_page):
 def test_post_link_to_the_last_page_without_a_post_count_names_itself_as_page_two(fixture_page):
     # nothing says the step: page 1 is named, and page 2 is the page the link serves
     data, _ = fixture_page("phpbb/viewtopic_t312_start15.html")
-    data = data.replace("18 messaggi • ".encode(), b"")
+    data = data.replace("18 messaggi".encode(), b"")
     page = parse_page(data, "https://forum.karakura-gdr.it/viewtopic.php?p=600270#p600270", fetched_at=FETCHED)
     assert (page.page, page.thread_id, page.page_count, page.page_size) == (2, "312", 2, None)
     assert page.page_urls == (T312_URLS[0], "https://forum.karakura-gdr.it/viewtopic.php?p=600270")
@@ -152,7 +154,7 @@ def test_post_link_to_the_last_page_without_a_post_count_names_itself_as_page_tw
 def test_post_link_page_offset_from_the_canonical_link(fixture_page):
     # phpBB's own canonical names the page's start=: it gives the step when the box does not
     data, _ = fixture_page("phpbb/viewtopic_t312_start15.html")
-    data = data.replace("18 messaggi • ".encode(), b"").replace(
+    data = data.replace("18 messaggi".encode(), b"").replace(
         b'<link rel="canonical" href="https://forum.karakura-gdr.it/viewtopic.php?t=312">',
         b'<link rel="canonical" href="https://forum.karakura-gdr.it/viewtopic.php?t=312&amp;start=15">')
     page = parse_page(data, "https://forum.karakura-gdr.it/viewtopic.php?p=600270#p600270", fetched_at=FETCHED)

@@ -1,4 +1,4 @@
-"""phpBB 3.x prosilver: `div#p<id>.post`, `dl.postprofile`, `div.content`, fancydice-style `div.dicebox`."""
+"""phpBB 3.x prosilver: `div#p<id>.post`, `dl.postprofile`, `div.content`, fancydice's `div.dicebox` rolls."""
 from __future__ import annotations
 
 import re
@@ -8,19 +8,162 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from engine.history import Post
+from engine.history import Post, Roll
+from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
     check_page_count, in_containers, origin_of, head_offset, pagination_boxes, pagination_hrefs, pagination_step,
-    parse_edit_note, shown_page, query_param, text_of, unnamed_page, xp,
+    parse_edit_note, read_dice_block, shown_page, unnamed_page, query_param, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
 
-# fancydice renders `1d12+6 => 7 => 13` (the admin can change the pattern: see docs/forum-config.md).
-DICEBOX_PATTERN = (r"(?P<expr>\d{0,3}\s?[dD]\s?\d{1,4}(?:\s*[+-]\s*\d{1,5})*)\s*=>\s*"
-                   r"(?P<faces>\d{1,4}(?:\s*[,+ ]\s*\d{1,4}){0,99})\s*=>\s*(?P<total>-?\d{1,6})")
+# --- fancydice (hanelyp/fancydice) -----------------------------------------------------------------------
+# A box is the admin's presentation with the roll put in (event/main_listener.php, bb_replace_dice); the default
+# (migrations/acp.php) is `<div class="dicebox">{SPEC} => {DICE} => {TOTAL} {VALID}</div>`, the ACP help's
+# variant starts with `{COUNT}: `. {SPEC} is the [dice] tag's content: one spec or several separated by spaces,
+# each `NdS+K` or an admin's macro name; {DICE} every value the specs produced joined with ", " (a constant term
+# is a value too: `1d12+6 => 7, 6 => 13`); {TOTAL} their sum, then any text dice; {VALID} "" or the language's
+# FANCYDICE_FIDDLED ("invalid"; the Spanish pack's "invalido") when the seed fails its checksum: the roll was
+# fiddled with. No label element: the player writes the label before the tag.
+_BOX = re.compile(r"(?:(?P<count>\d{1,4}):\s+)?(?P<spec>\S.*?)\s*=>\s*(?P<dice>.*?)\s*=>\s*(?P<tail>.*)", re.S)
+_FIDDLED = re.compile(r"\s*\b(?:invalid|invalido|non valido)\s*$", re.I)
+_SPEC = re.compile(r"(\d{0,3})[dD](\d{1,4})((?:[+-]\d{1,5})*)")  # the `d` macro, `@[1_>]`, and its constants
+_CONST = re.compile(r"[+-]\d{1,5}")
+_INT = re.compile(r"-?\d{1,7}")
+_LEAD_INT = re.compile(r"(-?\d{1,7})(?:\s+\D.*)?", re.S)
+# What a roll flagged "invalid" says (Roll.problems; shown to readers in the not-authentic verdict).
+FIDDLED_PROBLEM = "segnato «invalid» da fancydice: tiro alterato"
+# The dice blocks build_post reads are read here instead (fancydice's meaning needs the text before the box and
+# the flag): this pattern gives each block one stand-in roll, with no expression, at the block's place.
+_STAND_IN = r"\A(?P<expr>)(?P<total>)"
+
+
+def _number(text: str) -> int | str:
+    return int(text) if _INT.fullmatch(text) else text
+
+
+def _values_of(dice: str) -> list[int | str]:
+    return [_number(v.strip()) for v in dice.split(",") if v.strip()] if dice.strip() else []
+
+
+def _spec_width(spec: str) -> tuple[int, int] | None:
+    """(dice, values) an `NdS±K` spec produces: N faces, then one value per constant term; None for a macro."""
+    m = _SPEC.fullmatch(spec)
+    if m is None:
+        return None
+    n = int(m.group(1) or 1)
+    return n, n + len(_CONST.findall(m.group(3)))
+
+
+def read_fancydice(text: str) -> tuple[list[tuple[str, tuple | None, int | str | None, bool]], bool] | None:
+    """The rolls of one fancydice box's text — [(expression, faces, total, total_checked)] — and whether it is
+    flagged "invalid"; None when the text is not in fancydice's form.
+
+    Several specs are split by the values each produces (a macro's count is unknown: one macro among `NdS±K`
+    specs takes what the others leave, two or more make the whole box one roll of the whole spec). Each split
+    roll's total is its own values' sum, and `total_checked` is False when the box's total disagrees with the
+    sum of all its values."""
+    m = _BOX.fullmatch(" ".join(text.split()))
+    if m is None:
+        return None
+    tail = m.group("tail")
+    flag = _FIDDLED.search(tail)
+    if flag:
+        tail = tail[:flag.start()]
+    tail = tail.strip()
+    lead = _LEAD_INT.fullmatch(tail)
+    total: int | str | None = int(lead.group(1)) if lead else (tail or None)
+    values = _values_of(m.group("dice"))
+    specs = m.group("spec").split()
+    widths = [_spec_width(s) for s in specs]
+    if len(specs) == 1:
+        w = widths[0]
+        faces = tuple(values[:w[0]] if w is not None and len(values) >= w[0] else values)
+        return [(specs[0], faces, total, True)], bool(flag)
+    unknown = [i for i, w in enumerate(widths) if w is None]
+    known = sum(w[1] for w in widths if w is not None)
+    if len(unknown) > 1 or known > len(values) or (not unknown and known != len(values)):
+        return [(m.group("spec"), tuple(values), total, True)], bool(flag)
+    numeric = all(isinstance(v, int) for v in values)
+    agrees = not numeric or total == sum(values)  # type: ignore[arg-type]
+    out = []
+    at = 0
+    for spec, w in zip(specs, widths):
+        take = w[1] if w is not None else len(values) - known
+        own = values[at:at + take]
+        at += take
+        faces = tuple(own[:w[0]]) if w is not None else tuple(own)
+        if w is None and not own:
+            continue  # a word fancydice knows no macro for rolls nothing (and shows no value)
+        own_total = sum(own) if all(isinstance(v, int) for v in own) else None  # type: ignore[arg-type]
+        out.append((spec, faces, own_total, agrees))
+    return out, bool(flag)
+
+
+_BLOCKS = frozenset(("div", "p", "blockquote", "ul", "ol", "li", "dl", "table", "pre", "hr", "h1", "h2", "h3",
+                     "h4", "h5", "h6", "details", "center"))
+
+
+def text_before(box: etree._Element) -> str:
+    """The label of a box: the text before it on its line, else on the nearest line above with text (never
+    across a block — a quote, another box — nor out of the post's content)."""
+    parts: list[str] = []
+    node = box
+
+    def said() -> bool:
+        return any(p.strip() for p in parts)
+
+    while True:
+        prev = node.getprevious()
+        if prev is None:
+            parent = node.getparent()
+            if parent is None:
+                break
+            if parent.text:
+                parts.append(parent.text)
+            if parent.tag in _BLOCKS or said():
+                break
+            node = parent  # an inline wrapper ([b], [color]): the line goes on before it
+            continue
+        if prev.tail:
+            parts.append(prev.tail)
+        if isinstance(prev.tag, str):
+            if prev.tag == "br":
+                if said():
+                    break
+            elif prev.tag in _BLOCKS:
+                break
+            else:
+                parts.append(text_of(prev))
+        node = prev
+    return " ".join("".join(reversed(parts)).split())
+
+
+def _box_rolls(box: etree._Element, patterns: tuple) -> list[Roll]:
+    """The rolls of one dice block: fancydice's form, else the forum config's patterns or the text recognition
+    (an admin's own presentation); labelled by the text before the box when the box names none."""
+    text = text_of(box)
+    read = None if patterns else read_fancydice(text)
+    label = text_before(box)
+    rolls: list[Roll] = []
+    if read is not None:
+        found, fiddled = read
+        for expr, faces, total, checked in found:
+            roll = make_roll(expression=expr, faces=faces, total=total, label=label, source="phpbb_dice")
+            if not checked and "total_mismatch" not in roll.problems:
+                roll = replace(roll, authentic=False, problems=(*roll.problems, "total_mismatch"))
+            rolls.append(roll)
+    else:
+        fiddled = _FIDDLED.search(text) is not None
+        for d in read_dice_block(box, patterns):
+            rolls.append(make_roll(expression=d.expression, faces=d.faces, total=d.total,
+                                   label=d.label or label, source="phpbb_dice"))
+    if fiddled:
+        rolls = [replace(r, authentic=False, problems=(*r.problems, FIDDLED_PROBLEM)) for r in rolls]
+    return rolls
+
 
 # Document-wide expressions: tag first, `[1]` where one node is enough (see forumfree.py).
 X_POSTS = f"descendant::div/@id[starts-with(., 'p')]/parent::div[{has_class('post')}]"
@@ -60,9 +203,7 @@ class PhpBB:
         return min(score, 0.95)
 
     def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
-        if not config.dice_patterns:
-            config = replace(config, dice_patterns=(DICEBOX_PATTERN,))
-        ctx = ParseContext(url=url, config=config, now=now)
+        ctx = ParseContext(url=url, config=_stand_in_config(config), now=now)
         host = host_of(url)
         # phpBB may live under a folder (/forum/viewtopic.php): pages and posts are named next to this page;
         # a saved file has no forum origin, so they stay relative (`viewtopic.php?…`)
@@ -96,7 +237,9 @@ class PhpBB:
             page_no = start // step + 1 if step else 1
         last = max(starts)
         page_count = check_page_count(max((last // step + 1) if step else 1, shown_count or 0, page_no))
-        dice_test = dice_class_test(config.dice_classes)
+        base_test = dice_class_test(config.dice_classes)
+        patterns = config.compiled_dice_patterns()
+        dice_xp = xp(sel["dice"]) if "dice" in sel else None
         post_base = urljoin(base, "viewtopic.php")  # every post's anchor is this plus its query and fragment
         posts: list[Post] = []
         for el in post_els:
@@ -124,7 +267,18 @@ class PhpBB:
                 edited_by=edited_by, edited_text=edited_text,
                 anchor_url=f"{post_base}?p={pid}#p{pid}",
             )
-            posts.append(build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test))
+            boxes: list[etree._Element] = []
+            marked = {id(e) for e in dice_xp(el) if isinstance(e, etree._Element)} if dice_xp is not None else ()
+
+            def dice_test(node: etree._Element, _boxes: list = boxes, _marked=marked) -> bool:
+                # split_post asks this of the post's own content in order: the blocks it keeps are these
+                if id(node) in _marked or base_test(node):
+                    _boxes.append(node)
+                    return True
+                return False
+
+            post = build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test)
+            posts.append(_with_box_rolls(post, boxes, patterns) if boxes else post)
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina phpBB")
 
@@ -143,6 +297,36 @@ class PhpBB:
                     page_count=page_count,
                     page_size=step, last_offset=last,
                     page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
+
+
+def _stand_in_config(config: ForumConfig) -> ForumConfig:
+    """`config` with the stand-in pattern for build_post and without its dice selector (read here instead)."""
+    hit = _STAND_IN_CONFIGS.get(id(config))
+    if hit is not None and hit[0] is config:
+        return hit[1]
+    sel = {k: v for k, v in config.selectors.items() if k != "dice"}
+    derived = replace(config, dice_patterns=(_STAND_IN,), selectors=sel)
+    if len(_STAND_IN_CONFIGS) > 64:
+        _STAND_IN_CONFIGS.clear()
+    _STAND_IN_CONFIGS[id(config)] = (config, derived)
+    return derived
+
+
+_STAND_IN_CONFIGS: dict[int, tuple[ForumConfig, ForumConfig]] = {}
+
+
+def _with_box_rolls(post: Post, boxes: list[etree._Element], patterns: tuple) -> Post:
+    """`post` with each block's stand-in roll replaced by the block's own rolls, in place."""
+    it = iter(boxes)
+    rolls: list[Roll] = []
+    for r in post.rolls:
+        if r.expression == "" and r.source == "phpbb_dice" and r.faces is None and r.total is None:
+            box = next(it, None)
+            if box is not None:
+                rolls.extend(_box_rolls(box, patterns))
+        else:
+            rolls.append(r)
+    return replace(post, rolls=tuple(rolls))
 
 
 _TOTAL = re.compile(r"(\d{1,7})\s+(?:messaggi|messaggio|posts?|risposte)\b", re.I)
@@ -175,4 +359,4 @@ def _local(iso: str | None, config: ForumConfig) -> str | None:
         return iso
 
 
-__all__ = ["PhpBB", "DICEBOX_PATTERN"]
+__all__ = ["PhpBB", "FIDDLED_PROBLEM", "read_fancydice", "text_before"]
