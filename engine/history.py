@@ -166,6 +166,7 @@ class Thread:
     fetched_at: str | None  # ISO 8601 UTC
     skin: str | None = None  # e.g. "ff-current", "ff-classic", "phpbb2", "phpbb3", "invision", "prosilver"
     pages_read: tuple[int, ...] = ()  # 1-based pages actually read; () = not recorded (older histories)
+    problems: tuple[str, ...] = ()  # doubts of the pages' reading ("pagina 2: …"): a reader should check them
 
 
 @dataclass(frozen=True)

@@ -624,6 +624,15 @@ def missing_pages_warning(history: CombatHistory) -> str | None:
             f"{'i suoi post' if len(missing) == 1 else 'i loro post'} non ci sono e non sono controllati")
 
 
+def history_warnings(history: CombatHistory) -> list[str]:
+    """What `arbitro scrape`/`arbitro audit` print on stderr about a history: missing pages, then the doubts of
+    the pages' reading (`thread.problems`)."""
+    out = [w for w in (missing_pages_warning(history),) if w]
+    out += [f"attenzione: lettura incerta, {doubt}" for doubt in history.thread.problems]
+    return out
+
+
 __all__ = ["BadSource", "BadSavedAt", "CrawlResult", "PageRecord", "SheetRecord", "crawl_thread", "rescrape", "scrape",
            "saved_page_url", "saved_page_date", "parse_saved_at", "missing_pages", "missing_pages_warning",
+           "history_warnings",
            "forumfree_api_url", "MAX_PAGES"]

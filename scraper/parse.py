@@ -159,6 +159,7 @@ def history_from_pages(parsed: Sequence[Page], *, config: ConfigArg = None, fetc
         pages=max([p.page_count or p.page for p in parsed]),
         fetched_at=now.astimezone(timezone.utc).isoformat(),
         skin=first.skin,
+        problems=tuple(f"pagina {p.page}: {doubt}" for p in parsed for doubt in p.problems),
     )
     return CombatHistory(thread=thread, posts=posts, registry=registry or Registry())
 

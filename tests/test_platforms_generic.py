@@ -126,7 +126,7 @@ import re as _re  # noqa: E402
 from engine.history import CombatHistory  # noqa: E402
 from scraper.errors import NotAThread  # noqa: E402
 from scraper.parse import parse_pages  # noqa: E402
-from scraper.platforms.generic import content_id, read_structure  # noqa: E402
+from scraper.platforms.base import content_post_id  # noqa: E402
 
 # Classes and ids of the classic ForumFree skin renamed, its host replaced: no adapter knows the page any more.
 RENAMES = [
@@ -196,11 +196,9 @@ def test_no_id_on_the_page_gives_stable_content_ids_and_says_so(real_dir):
     data = unknown_skin(real_dir, "s01", NO_BLOCK_IDS, NO_POST_LINKS)
     page = parse_page(data, S01)
     ids = [p.id for p in page.posts]
-    assert len(ids) == 15 and len(set(ids)) == 15 and all(_re.fullmatch(r"h[0-9a-f]{12}", i) for i in ids)
+    assert len(ids) == 15 and len(set(ids)) == 15 and all(_re.fullmatch(r"h[0-9a-f]{8}", i) for i in ids)
     assert ids == [p.id for p in parse_page(data, S01).posts]  # stable
-    reading = read_structure(parse_document(data))
-    body = reading.blocks[0].xpath(reading.selectors["body"].replace(".//", "descendant::", 1))[0]
-    assert ids[0] == content_id("Zannabluke", "18/8/2009, 13:09:38", body.xpath("string(.)"))
+    assert ids[0] == content_post_id("Zannabluke", "18/8/2009, 13:09:38", set())
     assert page.problems[0] == f"messaggio 1 (Zannabluke): la pagina non gli dà un id, id dal contenuto {ids[0]}"
     assert len(page.problems) == 15
     # the same page 3 does not collide with page 1
@@ -229,3 +227,14 @@ def test_fixture_pages_read_by_structure_alone(fixture_page, path):
     assert [(p.id, p.author, p.timestamp) for p in generic.posts] == [
         (p.id, p.author, p.timestamp) for p in known.posts]
     assert (generic.page, generic.page_count) == (known.page, known.page_count)
+
+
+def test_the_readings_doubts_reach_the_history(real_dir):
+    """A page read by structure with doubts: the history's thread lists them, with the page they come from."""
+    from scraper import parse_pages
+
+    data = unknown_skin(real_dir, "s01", NO_BLOCK_IDS, NO_POST_LINKS)
+    history = parse_pages([(data, S01)])
+    assert len(history.thread.problems) == 15
+    assert history.thread.problems[0].startswith("pagina 1: messaggio 1 (Zannabluke): la pagina non gli dà un id")
+    assert history.to_dict()["thread"]["problems"][0] == history.thread.problems[0]

@@ -39,6 +39,7 @@ class Page:
     section: str | None = None  # forum/section id the thread is in, when the page says
     fetched_at: str | None = None
     thread_url: str | None = None  # the thread's own address when page_urls are not (ForumFree api.php pages)
+    problems: tuple[str, ...] = ()  # the reading's doubts (Italian, one line each): the generic reading says them
 
 
 @dataclass

@@ -1,7 +1,6 @@
 """Fallback for skins no adapter knows: post blocks found by their repeated structure, ids taken from the page."""
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,7 +15,7 @@ from engine.history import Post
 from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Page, ParseContext, PostParts, build_post, check_page_count, dice_class_test, first, has_class, host_of,
-    origin_of, pagination_boxes, parse_edit_note, query_param, shown_page, text_of, xp,
+    origin_of, pagination_boxes, parse_edit_note, query_param, shown_page, text_of, xp, content_post_id,
 )
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
@@ -51,13 +50,6 @@ _NOT_POST_DATE = re.compile(r"join|iscritt|registrat|member since|membro dal", r
 _NOT_BODY = re.compile(r"signature|firma|^sig$|edit|profile|avatar", re.I)  # chrome a post's cell holds
 _CLOCK = re.compile(r"\d{1,2}[:.]\d{2}")
 _NOT_NAME = re.compile(r"^[\W\d_]+$")  # numbers, punctuation
-
-
-@dataclass(frozen=True)
-class GenericPage(Page):
-    """A page read by structure, with the doubts of that reading (Italian, one line each)."""
-
-    problems: tuple[str, ...] = ()
 
 
 @dataclass
@@ -420,13 +412,6 @@ def _post_id(block: etree._Element, body: etree._Element | None) -> tuple[str, s
     return None
 
 
-def content_id(author: str, date: str | None, body: str) -> str:
-    """A stable id for a post the page gives none: from its author, date and text (the same post on a page
-    fetched again gets the same id; another post, another id)."""
-    h = hashlib.sha1("\x00".join((author, date or "", body)).encode("utf-8", "surrogatepass")).hexdigest()
-    return "h" + h[:12]
-
-
 def _edit_note(block: etree._Element) -> tuple[str | None, str | None]:
     for el in xp("descendant::*[contains(@class, 'edit')]")(block):
         got = parse_edit_note(text_of(el))
@@ -467,7 +452,7 @@ class Generic:
             when = date_text(date_el) or (text_of(date_el) or None if date_el is not None else None)
             got = _post_id(el, body)
             if got is None:
-                pid = content_id(author, when, xp("string(.)")(body) if body is not None else "")
+                pid = content_post_id(author, when or "", set())  # a repeat: the `-2` below
                 anchor = ""
                 problems.append(f"messaggio {n} ({author or 'senza autore'}): la pagina non gli dà un id, "
                                 f"id dal contenuto {pid}")
@@ -489,10 +474,10 @@ class Generic:
                               anchor_url=f"{page_base}#{anchor}" if anchor else (page_base or url.split("#")[0]))
             posts.append(build_post(parts, page=nav.page, ctx=ctx, source="forum_roller", dice_test=dice_test))
         title_el = first(doc, "//h1") if first(doc, "//h1") is not None else first(doc, "//title")
-        return GenericPage(url=url, platform=self.name, skin=None, host=host_of(url), thread_id=_thread_id(url),
-                           title=text_of(title_el) or None, page=nav.page, page_count=nav.count,
-                           page_size=nav.step, last_offset=nav.last_offset, page_urls=nav.urls,
-                           next_url=nav.next_url, posts=tuple(posts), problems=tuple(problems))
+        return Page(url=url, platform=self.name, skin=None, host=host_of(url), thread_id=_thread_id(url),
+                    title=text_of(title_el) or None, page=nav.page, page_count=nav.count,
+                    page_size=nav.step, last_offset=nav.last_offset, page_urls=nav.urls,
+                    next_url=nav.next_url, posts=tuple(posts), problems=tuple(problems))
 
 
 # --- thread and pagination --------------------------------------------------------------------------------
@@ -618,4 +603,4 @@ def _pagination(doc: etree._Element, url: str, blocks: list[etree._Element]) -> 
     return Nav(page=page, count=count, step=step_posts, last_offset=last, urls=urls, next_url=next_url)
 
 
-__all__ = ["Generic", "GenericPage", "Reading", "read_structure", "find_post_blocks", "content_id", "date_text"]
+__all__ = ["Generic", "Reading", "read_structure", "find_post_blocks", "date_text"]

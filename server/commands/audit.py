@@ -168,10 +168,9 @@ def run(args: argparse.Namespace) -> int:
         settings = _settings(args.setting)
         forums = _forum_configs(args)
         history, first_page = load_history(args, forums)
-        from scraper.crawl import missing_pages_warning
+        from scraper.crawl import history_warnings
 
-        warning = missing_pages_warning(history)
-        if warning:  # never a half history presented as whole
+        for warning in history_warnings(history):  # never a half or doubtful history presented as sure
             print(f"arbitro audit: {warning}", file=sys.stderr)
         args.ruleset = pick_ruleset(args, history, forums, first_page)
         registry = None

@@ -46,12 +46,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from scraper.errors import BlockedByRobots, FetchFailed, PageTooLarge, ScrapeError
 
-    from scraper.crawl import missing_pages_warning
+    from scraper.crawl import history_warnings
 
     bar = _ProgressBar(sys.stderr) if _is_tty(sys.stderr) else None
     try:
         history = _scrape(args, bar)
-        warning = missing_pages_warning(history)
+        warnings = history_warnings(history)
         text = json.dumps(history.to_dict(), indent=2, ensure_ascii=False) + "\n"
         if args.output:
             _write_atomic(pathlib.Path(args.output), text)
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(bar, "internal_error", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL)
     if bar:
         bar.finish()
-    if warning:  # a partial history is printed, but never passed off as the whole thread
+    for warning in warnings:  # a partial or doubtful history is printed, but never passed off as sure
         print(f"arbitro scrape: {warning}", file=sys.stderr)
     return 0
 
