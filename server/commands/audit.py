@@ -33,7 +33,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--character", metavar="NAME", help="solo i turni di questo personaggio e il suo suggerimento")
     p.add_argument("--setting", action="append", default=[], metavar="NOME=VALORE",
                    help="imposta un'opzione del regolamento (valore JSON o testo; ripetibile)")
-    p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb"), default="auto",
+    p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb", "generic"), default="auto",
                    help="piattaforma del forum (default: riconosciuta dalla pagina)")
     p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
                    help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")

@@ -20,11 +20,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Legge una discussione di combattimento (URL, oppure pagine HTML salvate o JSON di api.php "
                     "di una sola discussione) e stampa la cronologia arbitro.history/1 in JSON.")
     p.add_argument("sources", nargs="+", metavar="SOURCE", help="URL della discussione, o file delle sue pagine")
-    p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb"), default="auto",
+    p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb", "generic"), default="auto",
                    help="piattaforma del forum (default: riconosciuta dalla pagina)")
     p.add_argument("-o", "--output", metavar="FILE", help="scrive il JSON in FILE invece che sullo standard output")
     p.add_argument("--registry", metavar="FILE", help="registro TOML scritto dal master (vince sulle schede)")
-    p.add_argument("--config", metavar="FORUMCONFIG", help="configurazione TOML dei forum (selettori, dadi, fuso)")
+    p.add_argument("--config", "--forum-config", dest="config", metavar="FORUMCONFIG",
+                   help="configurazione TOML dei forum (selettori, dadi, fuso)")
     p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
                    help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
     p.add_argument("--allow-private", action="store_true",
