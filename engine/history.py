@@ -42,6 +42,27 @@ class DiceLabel:
     error: str | None = None
 
 
+# What each `Roll.problems` code says to a reader (verdicts show these, never the codes).
+ROLL_PROBLEMS: dict[str, str] = {
+    "typed_by_hand": "scritto a mano, non dal tiradadi del forum",
+    "unknown_source": "di provenienza sconosciuta",
+    "unparsable_expression": "espressione del dado non leggibile",
+    "faces_out_of_range": "un dado mostra una faccia oltre i suoi lati",
+    "face_count_mismatch": "il numero di dadi mostrati non è quello dell'espressione",
+    "total_mismatch": "il totale non è la somma dei dadi e del modificatore",
+    "total_out_of_range": "il totale non può venire da quell'espressione",
+    "unreadable_faces": "facce dei dadi non leggibili",
+    "unreadable_total": "totale non leggibile",
+    "fiddled": "segnato «invalid» dal tiradadi: il tiro è stato alterato",
+    "faces_unknown": "le facce sono immagini senza numero: valore non noto",
+}
+
+
+def describe_problems(problems: tuple[str, ...]) -> str:
+    """The Italian text of roll problem codes, joined (an unknown code as it is)."""
+    return ", ".join(ROLL_PROBLEMS.get(c, c) for c in problems)
+
+
 @dataclass(frozen=True)
 class Roll:
     """One dice roll as the forum rendered it."""
@@ -56,7 +77,7 @@ class Roll:
     tag: DiceLabel | None  # parsed label
     source: RollSource
     authentic: bool
-    problems: tuple[str, ...] = ()  # "typed_by_hand", "faces_out_of_range", "face_count_mismatch", "total_mismatch"
+    problems: tuple[str, ...] = ()  # codes of ROLL_PROBLEMS: "typed_by_hand", "total_mismatch", …
 
 
 @dataclass(frozen=True)
@@ -453,7 +474,7 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
 
 __all__ = [
     "HISTORY_FORMAT", "HistoryFormatError", "Modifier", "DiceLabel", "Roll", "Stat", "Resource",
-    "RegistroEntry", "PostSchema", "DamageTerm", "DamageCalc", "Quote", "Post", "Thread",
+    "ROLL_PROBLEMS", "describe_problems", "RegistroEntry", "PostSchema", "DamageTerm", "DamageCalc", "Quote", "Post", "Thread",
     "Technique", "Character", "Registry", "CombatHistory", "fold_name", "qualified_key", "registry_from_dict", "registry_to_dict",
     "asdict",
 ]

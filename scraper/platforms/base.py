@@ -691,6 +691,8 @@ class PostParts:
     anchor_url: str = ""
     extra_rolls: list[Roll] = field(default_factory=list)
     stop: DiceTest | None = None  # elements of the body that belong to another post (broken markup)
+    # the platform's own reading of one dice block (phpBB's fancydice: its flag, several specs), else the shared one
+    read_block: Callable[[etree._Element], list[Roll]] | None = None
 
 
 _SCHEMA_FN: Callable | None = None
@@ -769,10 +771,12 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     marks = [m.start() for m in re.finditer(DICE_MARK, pt.marked)] if pt.dice else []
     for n, block in enumerate(pt.dice):
         pos = marks[n] if n < len(marks) else len(pt.marked)
+        if parts.read_block is not None:
+            placed.extend((pos, r) for r in parts.read_block(block))
+            continue
         for d in read_dice_block(block, patterns):
-            label = d.label or _text_before(pt.marked, pos)
-            placed.append((pos, make_roll(expression=d.expression, faces=d.faces, total=d.total, label=label,
-                                          source=source)))
+            placed.append((pos, make_roll(expression=d.expression, faces=d.faces, total=d.total,
+                                          label=d.label or text_before(block), source=source)))
     text_source = source if cfg.text_rolls == "forum" else "typed_text"
     for tr in find_text_rolls(pt.marked or pt.scan):
         src = "typed_text" if tr.kind == "typed" else text_source
@@ -806,11 +810,44 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     )
 
 
-def _text_before(marked: str, pos: int) -> str:
-    """The label of a dice block that shows none (ForumFree's roller, fancydice): the post's text line just
-    before it, when no other block or roll sits between."""
-    line = marked[:pos].rstrip().rpartition("\n")[2].strip()
-    return "" if DICE_MARK in line else line
+_LINE_BLOCKS = frozenset(("div", "p", "blockquote", "ul", "ol", "li", "dl", "table", "pre", "hr", "h1", "h2", "h3",
+                     "h4", "h5", "h6", "details", "center"))
+
+
+def text_before(box: etree._Element) -> str:
+    """The label of a dice block that shows none (fancydice, ForumFree's roller: the player writes it before the
+    roll): the text before it on its line, else on the nearest line above with text (never across a block — a
+    quote, another box — nor out of the post's content)."""
+    parts: list[str] = []
+    node = box
+
+    def said() -> bool:
+        return any(p.strip() for p in parts)
+
+    while True:
+        prev = node.getprevious()
+        if prev is None:
+            parent = node.getparent()
+            if parent is None:
+                break
+            if parent.text:
+                parts.append(parent.text)
+            if parent.tag in _LINE_BLOCKS or said():
+                break
+            node = parent  # an inline wrapper ([b], [color]): the line goes on before it
+            continue
+        if prev.tail:
+            parts.append(prev.tail)
+        if isinstance(prev.tag, str):
+            if prev.tag == "br":
+                if said():
+                    break
+            elif prev.tag in _LINE_BLOCKS:
+                break
+            else:
+                parts.append(text_of(prev))
+        node = prev
+    return " ".join("".join(reversed(parts)).split())
 
 
 # The name ends at a spaced dash, a comma, "il"/"on", or the end: a dash inside a name (Jean-Luc) is no separator.
@@ -919,5 +956,5 @@ __all__ = [
     "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
     "offset_step", "pagination_step", "pagination_boxes", "pagination_hrefs", "check_page_count", "MAX_PAGES",
     "page_from_pagination", "numbered_step", "head_offset", "unnamed_page", "html_parser", "read_html", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
-    "in_containers", "content_post_id",
+    "in_containers", "content_post_id", "text_before",
 ]

@@ -14,7 +14,7 @@ from scraper.errors import NotAThread
 from scraper.platforms.base import (
     Css, Page, ParseContext, PostParts, build_post, dice_class_test, doc_xpath, first, has_class, host_of,
     check_page_count, in_containers, origin_of, head_offset, pagination_boxes, pagination_hrefs, pagination_step,
-    parse_edit_note, read_dice_block, shown_page, unnamed_page, query_param, text_of, xp,
+    parse_edit_note, read_dice_block, shown_page, unnamed_page, query_param, text_before, text_of, xp,
 )
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
@@ -33,11 +33,8 @@ _SPEC = re.compile(r"(\d{0,3})[dD](\d{1,4})((?:[+-]\d{1,5})*)")  # the `d` macro
 _CONST = re.compile(r"[+-]\d{1,5}")
 _INT = re.compile(r"-?\d{1,7}")
 _LEAD_INT = re.compile(r"(-?\d{1,7})(?:\s+\D.*)?", re.S)
-# What a roll flagged "invalid" says (Roll.problems; shown to readers in the not-authentic verdict).
-FIDDLED_PROBLEM = "segnato «invalid» da fancydice: tiro alterato"
-# The dice blocks build_post reads are read here instead (fancydice's meaning needs the text before the box and
-# the flag): this pattern gives each block one stand-in roll, with no expression, at the block's place.
-_STAND_IN = r"\A(?P<expr>)(?P<total>)"
+# The problem code of a roll flagged "invalid" (engine.history.ROLL_PROBLEMS says it to readers).
+FIDDLED_PROBLEM = "fiddled"
 
 
 def _number(text: str) -> int | str:
@@ -102,45 +99,6 @@ def read_fancydice(text: str) -> tuple[list[tuple[str, tuple | None, int | str |
     return out, bool(flag)
 
 
-_BLOCKS = frozenset(("div", "p", "blockquote", "ul", "ol", "li", "dl", "table", "pre", "hr", "h1", "h2", "h3",
-                     "h4", "h5", "h6", "details", "center"))
-
-
-def text_before(box: etree._Element) -> str:
-    """The label of a box: the text before it on its line, else on the nearest line above with text (never
-    across a block — a quote, another box — nor out of the post's content)."""
-    parts: list[str] = []
-    node = box
-
-    def said() -> bool:
-        return any(p.strip() for p in parts)
-
-    while True:
-        prev = node.getprevious()
-        if prev is None:
-            parent = node.getparent()
-            if parent is None:
-                break
-            if parent.text:
-                parts.append(parent.text)
-            if parent.tag in _BLOCKS or said():
-                break
-            node = parent  # an inline wrapper ([b], [color]): the line goes on before it
-            continue
-        if prev.tail:
-            parts.append(prev.tail)
-        if isinstance(prev.tag, str):
-            if prev.tag == "br":
-                if said():
-                    break
-            elif prev.tag in _BLOCKS:
-                break
-            else:
-                parts.append(text_of(prev))
-        node = prev
-    return " ".join("".join(reversed(parts)).split())
-
-
 def _box_rolls(box: etree._Element, patterns: tuple) -> list[Roll]:
     """The rolls of one dice block: fancydice's form, else the forum config's patterns or the text recognition
     (an admin's own presentation); labelled by the text before the box when the box names none."""
@@ -203,7 +161,7 @@ class PhpBB:
         return min(score, 0.95)
 
     def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
-        ctx = ParseContext(url=url, config=_stand_in_config(config), now=now)
+        ctx = ParseContext(url=url, config=config, now=now)
         host = host_of(url)
         # phpBB may live under a folder (/forum/viewtopic.php): pages and posts are named next to this page;
         # a saved file has no forum origin, so they stay relative (`viewtopic.php?…`)
@@ -237,9 +195,11 @@ class PhpBB:
             page_no = start // step + 1 if step else 1
         last = max(starts)
         page_count = check_page_count(max((last // step + 1) if step else 1, shown_count or 0, page_no))
-        base_test = dice_class_test(config.dice_classes)
+        dice_test = dice_class_test(config.dice_classes)
         patterns = config.compiled_dice_patterns()
-        dice_xp = xp(sel["dice"]) if "dice" in sel else None
+
+        def read_block(box: etree._Element) -> list[Roll]:
+            return _box_rolls(box, patterns)
         post_base = urljoin(base, "viewtopic.php")  # every post's anchor is this plus its query and fragment
         posts: list[Post] = []
         for el in post_els:
@@ -265,20 +225,9 @@ class PhpBB:
                 id=pid, element=el, body=first(el, sel.get("body", X_BODY)), author=text_of(author_el),
                 author_id=uid, date_text=date_text, timestamp=_local(timestamp, config), group=text_of(rank) or None,
                 edited_by=edited_by, edited_text=edited_text,
-                anchor_url=f"{post_base}?p={pid}#p{pid}",
+                anchor_url=f"{post_base}?p={pid}#p{pid}", read_block=read_block,
             )
-            boxes: list[etree._Element] = []
-            marked = {id(e) for e in dice_xp(el) if isinstance(e, etree._Element)} if dice_xp is not None else ()
-
-            def dice_test(node: etree._Element, _boxes: list = boxes, _marked=marked) -> bool:
-                # split_post asks this of the post's own content in order: the blocks it keeps are these
-                if id(node) in _marked or base_test(node):
-                    _boxes.append(node)
-                    return True
-                return False
-
-            post = build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test)
-            posts.append(_with_box_rolls(post, boxes, patterns) if boxes else post)
+            posts.append(build_post(parts, page=page_no, ctx=ctx, source="phpbb_dice", dice_test=dice_test))
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina phpBB")
 
@@ -297,36 +246,6 @@ class PhpBB:
                     page_count=page_count,
                     page_size=step, last_offset=last,
                     page_urls=urls, next_url=nxt, posts=tuple(posts), section=section)
-
-
-def _stand_in_config(config: ForumConfig) -> ForumConfig:
-    """`config` with the stand-in pattern for build_post and without its dice selector (read here instead)."""
-    hit = _STAND_IN_CONFIGS.get(id(config))
-    if hit is not None and hit[0] is config:
-        return hit[1]
-    sel = {k: v for k, v in config.selectors.items() if k != "dice"}
-    derived = replace(config, dice_patterns=(_STAND_IN,), selectors=sel)
-    if len(_STAND_IN_CONFIGS) > 64:
-        _STAND_IN_CONFIGS.clear()
-    _STAND_IN_CONFIGS[id(config)] = (config, derived)
-    return derived
-
-
-_STAND_IN_CONFIGS: dict[int, tuple[ForumConfig, ForumConfig]] = {}
-
-
-def _with_box_rolls(post: Post, boxes: list[etree._Element], patterns: tuple) -> Post:
-    """`post` with each block's stand-in roll replaced by the block's own rolls, in place."""
-    it = iter(boxes)
-    rolls: list[Roll] = []
-    for r in post.rolls:
-        if r.expression == "" and r.source == "phpbb_dice" and r.faces is None and r.total is None:
-            box = next(it, None)
-            if box is not None:
-                rolls.extend(_box_rolls(box, patterns))
-        else:
-            rolls.append(r)
-    return replace(post, rolls=tuple(rolls))
 
 
 _TOTAL = re.compile(r"(\d{1,7})\s+(?:messaggi|messaggio|posts?|risposte)\b", re.I)
@@ -359,4 +278,4 @@ def _local(iso: str | None, config: ForumConfig) -> str | None:
         return iso
 
 
-__all__ = ["PhpBB", "FIDDLED_PROBLEM", "read_fancydice", "text_before"]
+__all__ = ["PhpBB", "FIDDLED_PROBLEM", "read_fancydice"]

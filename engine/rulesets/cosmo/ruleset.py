@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...history import Character, Post, Registry, Roll, Technique, Thread
+from ...history import Character, Post, Registry, Roll, Technique, Thread, describe_problems
 from ...verdicts import Verdict
 from .._shared import (Collector, Conditions, canon, ensure_fighter, face_of, find, next_in_order, pool_max,
                        poster_name, set_fighter)
@@ -948,7 +948,7 @@ class Cosmo:
                     T.R_COUNTER, roll=idx, expected="1d100", found=f"{r.count}d{r.sides}")
         if not r.authentic:
             ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
-                    T.R_COUNTER, roll=idx, expected="tiro del forum", found=", ".join(r.problems) or r.source)
+                    T.R_COUNTER, roll=idx, expected="tiro del forum", found=describe_problems(r.problems) or r.source)
         reatt = self._value(state, ctx, who, "Reattività", d.stats.get("Reattività"), T.R_COUNTER, idx)
         face = face_of(r)
         if reatt is None or face is None:
@@ -1108,7 +1108,7 @@ class Cosmo:
                 named = next((w.strip().split()[0].capitalize() for w in words if w.strip()), None)
             if not r.authentic:
                 ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
-                        T.R_TAB5, roll=act.roll, expected="tiro del forum", found=", ".join(r.problems) or r.source)
+                        T.R_TAB5, roll=act.roll, expected="tiro del forum", found=describe_problems(r.problems) or r.source)
             if not f.due:
                 ctx.add("cosmo.unexpected_damage_roll",
                         f"{who} tira un danno {named or ''} che nessun colpo gli ha inflitto: non applicato.", T.R_TAB5,

@@ -6,7 +6,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from ...history import DiceLabel, Roll
+from ...history import DiceLabel, Roll, describe_problems
 from ...verdicts import Verdict
 from . import tables as T
 from .actions import MIRA_RANGE, MIRA_VALUES, DISTANZA_RANGE, ActionSpec, Phase, factor_of, mira_target, normalise
@@ -262,7 +262,7 @@ def _static_checks(expression: str, count: int, sides: int, constant: int, sourc
     if not authentic:
         out.append(verdict(
             "dice.not_authentic", post,
-            f"Il lancio «{expression}» non è un lancio autentico del forum ({', '.join(problems) or 'sconosciuto'}).",
+            f"Il lancio «{expression}» non è un lancio autentico del forum ({describe_problems(problems) or 'sconosciuto'}).",
             P_LANCIO, roll=index, found=list(problems)))
     want = spec.die(ctx.phase)
     if want == 0:

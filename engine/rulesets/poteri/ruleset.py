@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...core import BadSetting, Setting
-from ...history import Character, Post, Registry, Roll, Technique, Thread
+from ...history import Character, Post, Registry, Roll, Technique, Thread, describe_problems
 from ...verdicts import Verdict
 from .._shared import Collector as _Ctx
 from .._shared import (Pool, as_int, as_list, canon, ensure_fighter, face_of, find, fold, next_in_order, pool_max,
@@ -337,7 +337,7 @@ class Poteri:
                             "successo" if face <= value else "fallimento")
         if not it.roll.authentic:
             ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
-                    rule, roll=it.index, expected="tiro del forum", found=", ".join(it.roll.problems) or it.roll.source)
+                    rule, roll=it.index, expected="tiro del forum", found=describe_problems(it.roll.problems) or it.roll.source)
         if stated is not None:
             if computed is not None and (stated != computed or (margin is not None and margin != cmargin)):
                 ctx.add("poteri.margin_mismatch",
@@ -693,7 +693,7 @@ class Poteri:
         r = gm_constant(it.roll, T.DAMAGE_BASE)  # Forumotion's Game Master rolls only the dice
         if not r.authentic:
             ctx.add("dice.not_authentic", "Il tiro dei danni non è autentico.", T.R_DAMAGE, roll=it.index,
-                    expected="tiro del forum", found=", ".join(r.problems) or r.source)
+                    expected="tiro del forum", found=describe_problems(r.problems) or r.source)
         if (r.count, r.sides, r.constant) != (spend, 6, T.DAMAGE_BASE):
             ctx.add("dice.wrong_die", f"Con {spend} PF il danno è 3 + {spend}d6, non {r.expression}.",
                     T.R_DAMAGE, roll=it.index, expected=f"{spend}d6+3", found=r.expression)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...core import BadSetting, Setting
-from ...history import Character, Post, Registry, Roll, Technique, Thread
+from ...history import Character, Post, Registry, Roll, Technique, Thread, describe_problems
 from ...verdicts import Verdict
 from .._shared import Collector as _Ctx
 from .._shared import (Conditions, Pool, as_int, as_list, canon, ensure_fighter, face_of, find, fold, next_in_order,
@@ -452,7 +452,7 @@ class Starfinder:
         if not r.authentic:
             ctx.add("dice.not_authentic",
                     "Il tiro non è autentico (scritto a mano o non coerente con il lancio del forum).",
-                    rule, roll=it.index, expected="tiro del forum", found=", ".join(r.problems) or r.source)
+                    rule, roll=it.index, expected="tiro del forum", found=describe_problems(r.problems) or r.source)
 
     def _better(self, g: _Group, ctx: _Ctx, rule: str) -> tuple[int | None, int, list[int]]:
         """The d20 face that counts after rerolls / roll-twice: (face, index of the roll used, all faces)."""
