@@ -51,10 +51,9 @@ ROLL_PROBLEMS: dict[str, str] = {
     "face_count_mismatch": "il numero di dadi mostrati non è quello dell'espressione",
     "total_mismatch": "il totale non è la somma dei dadi e del modificatore",
     "total_out_of_range": "il totale non può venire da quell'espressione",
-    "unreadable_faces": "facce dei dadi non leggibili",
+    "unreadable_faces": "facce dei dadi non leggibili (immagini senza numero: nessun valore indovinato)",
     "unreadable_total": "totale non leggibile",
     "fiddled": "segnato «invalid» dal tiradadi: il tiro è stato alterato",
-    "faces_unknown": "le facce sono immagini senza numero: valore non noto",
 }
 
 
