@@ -297,6 +297,17 @@ class ForumServer:
         self._serve_sheets(host, FIXTURE_SHEETS if sheets is None else sheets)
         return served
 
+    def serve_saved(self, url: str, body: bytes | pathlib.Path) -> str:
+        """Serve a page saved from a real forum at its real URL's path and query (`https://host/?t=1&st=30` →
+        `/?t=1&st=30`), its absolute links to that host pointing here; the charset is the page's own (its
+        `<meta>`). Returns the local URL. One server plays one forum: serve pages of one host only."""
+        parts = urlsplit(url)
+        if parts.hostname not in self.rewrite_hosts:
+            self.rewrite_hosts.append(parts.hostname)
+        path = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+        self.set_page(path, body)
+        return self.url(path)
+
     def _serve_sheets(self, host: str, sheets: Mapping[str, str]) -> None:
         """Sheet links are topics of the same forum (`?t=<id>`, `/t<id>-slug`, `viewtopic.php?t=<id>`)."""
         link = re.compile(rb"https?://" + re.escape(host.encode("ascii")) + rb"(/[^\"'<>\s#]*)")

@@ -507,10 +507,14 @@ def fight_page(fight: Fight) -> str:
                     f'<div class="when" title="30/11/2026, 12:00">30/11/2026</div><table class="color"><tr><td>'
                     f'{body}</td></tr></table></td></tr></table></li>')
             else:
+                # the classic table skin as the real pages serve it (../shared/real/forumfree-classic/)
                 rows.append(
-                    f'<table class="post" id="ee{post.id}" width="100%"><tr><td class="nick" width="160">'
-                    f'<a name="entry{post.id}"></a><b><a href="/?act=Profile&amp;MID=7">{_e(post.author)}</a></b>'
-                    f'</td><td class="Item"><div class="color">{body}</div></td></tr></table>')
+                    f'<div class="anchor"><a id="entry{post.id}"></a></div><table id="ee{post.id}" width="100%"><tr>'
+                    f'<td class="post"><table class="main6" width="100%"><tr><td class="left_top">'
+                    f'<div class="nick"><a href="/?act=Profile&amp;MID=7">{_e(post.author)}</a></div></td>'
+                    f'<td class="right_top"><a href="/?t=102#entry{post.id}" title="30/11/2026, 12:00:00">'
+                    f'<b>Inviato il:</b> 30/11/2026, 12:00</a></td></tr><tr><td class="left" width="160"></td>'
+                    f'<td class="right"><div class="color">{body}</div></td></tr></table></td></tr></table>')
         elif fight.platform == "forumotion":
             rows.append(_forumotion_post(fight, post.id, post.author, body))
             if post.rolls:
@@ -675,23 +679,24 @@ def fixture_posts(data: bytes, platform: str, skin: str) -> list[FixturePost]:
 
     doc = lxml.html.fromstring(data)
     out: list[FixturePost] = []
+    # a roll of the poster's own: ForumFree's roller block (details.dice-roll), not one inside a quote
+    ff_roll = ".//*[contains(@class,'dice-roll') or contains(@class,'dice_roll')][not(ancestor::div[contains(@class,'quote')])]"
     if platform == "forumfree" and skin == "ff-classic":
-        for a in doc.xpath("//a[starts-with(@name,'entry')]"):
-            table = a.xpath("ancestor::table[1]")[0]
-            author = "".join(table.xpath(".//span[@class='normalname']//a//text()")).strip()
-            has_roll = bool(table.xpath(".//div[contains(@class,'dice_roll')][not(ancestor::div[@class='quote'])]"))
-            out.append(FixturePost(a.get("name")[5:], author, has_roll, False))
+        # the real classic table skin: table#ee<id> > td.post, the nick in td.left_top
+        for table in doc.xpath("//table[starts-with(@id,'ee')][.//td[contains(concat(' ',@class,' '),' post ')]]"):
+            author = " ".join("".join(table.xpath(".//td[@class='left_top']//div[@class='nick']//text()")).split())
+            out.append(FixturePost(table.get("id")[2:], author, bool(table.xpath(ff_roll)), False))
     elif platform == "forumfree":
         for li in doc.xpath("//li[starts-with(@id,'ee')]"):
             author = "".join(li.xpath(".//div[@class='nick']//a//text()")).strip()
-            has_roll = bool(li.xpath(".//div[contains(@class,'dice_roll')][not(ancestor::div[@class='quote'])]"))
-            out.append(FixturePost(li.get("id")[2:], author, has_roll, False))
+            out.append(FixturePost(li.get("id")[2:], author, bool(li.xpath(ff_roll)), False))
     elif platform == "forumotion":
         els = [e for e in doc.xpath("//*[@id]") if re.fullmatch(r"p\d+", e.get("id"))]
         for i, el in enumerate(els):
             text = el.text_content()
             names = el.xpath(".//p[@class='author']//strong//text() | .//span[@class='name']//strong//text()"
-                             " | .//h4[@class='author']//strong//text()")
+                             " | .//h4[@class='author']//strong//text()"
+                             " | .//div[@class='postprofile-name']//strong//text()")
             nxt = els[i + 1].text_content() if i + 1 < len(els) else ""
             out.append(FixturePost(el.get("id")[1:], (names[0] if names else "").strip(),
                                    GM_DICE_TEXT in nxt and GM_DICE_TEXT not in text, GM_DICE_TEXT in text))

@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 769f011fa4b4). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest 5a5043f898c4). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -540,6 +540,27 @@ function bodyOf(root, selectors) {
   return root;
 }
 
+// An element's text as the scraper reads a name or a date (htmltext.inline_text): whitespace runs (zero-width
+// spaces too) as one space, trimmed, without control characters.
+function plainText(el) {
+  if (!el) return "";
+  return (el.textContent || "").replace(/[\s\u200b]+/g, " ").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "").trim();
+}
+
+// A post the page gives no id: `h` + FNV-1a (32 bit, hex) of its author and its date as written, `-2`, `-3`…
+// for a repeat on the page (`seen`, updated), as the scraper's base.content_post_id makes it.
+function contentPostId(author, dateText, seen) {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(`${author.trim()}\n${dateText.trim()}`)) {
+    hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  }
+  const base = `h${hash.toString(16).padStart(8, "0")}`;
+  let id = base;
+  for (let n = 2; seen.has(id); n += 1) id = `${base}-${n}`;
+  seen.add(id);
+  return id;
+}
+
 function withAuthor(ref, selectors) {
   const authorEl = firstMatch(ref.el, selectors);
   return { ...ref, authorEl, author: textOf(authorEl) };
@@ -554,7 +575,8 @@ function textRollPlaces(root) {
   const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
     acceptNode(node) {
       const parent = node.parentElement;
-      if (!parent || parent.closest("script,style,textarea,blockquote,.quote,.quote_top,cite,code,.codebox,[data-arbitro]")) {
+      // quotes and code are not the poster's rolls (older ForumFree pages: div#quote, div#code)
+      if (!parent || parent.closest("script,style,textarea,blockquote,.quote,.quote_top,#quote,cite,code,.codebox,#code,[data-arbitro]")) {
         return NodeFilter.FILTER_REJECT;
       }
       return NodeFilter.FILTER_ACCEPT;
@@ -574,7 +596,7 @@ function elementOrTextRolls(root, selectors) {
   if (!root) return [];
   const found = [];
   for (const el of root.querySelectorAll(selectors.join(","))) {
-    if (el.closest("blockquote,.quote,cite")) continue;
+    if (el.closest("blockquote,.quote,#quote,cite")) continue;
     if (found.some((f) => f.contains(el))) continue;
     found.push(el);
   }
@@ -659,38 +681,113 @@ function detectPlatform(doc, loc) {
 // ---- 41_platform_forumfree.js ----
 // platform forumfree: ForumFree / ForumCommunity, current skin (li.post#ee<id>) and classic table skins.
 
+// The posts are found as the scraper finds them (scraper/platforms/forumfree.py), with the same ids: the
+// service's verdicts are keyed by them.
+const FF_ENTRY_RE = /^entry(\d+)$/;
+const FF_ENTRY_HREF_RE = /#entry(\d+)$/;
+// The header's date text: "Inviato il: 11/2/2009, 20:27", an English-interface forum's "Posted on 3/4/2015, 18:58".
+const FF_POSTED_RE = /(?:Inviato il|Posted on|Posted)\s*:?\s*(.+?)\s*$/;
+
+function ffEntryId(a) {
+  const m = FF_ENTRY_RE.exec(a.id || a.getAttribute("name") || "");
+  return m ? m[1] : null;
+}
+
+// The element just before `el` (a comment there is no anchor, as for lxml's getprevious()).
+function ffPrevious(el) {
+  let n = el.previousSibling;
+  while (n && n.nodeType === 3) n = n.previousSibling;
+  return n && n.nodeType === 1 ? n : null;
+}
+
+// The post's date as written: the `title` of its `#entry<id>` link (`11/2/2009, 20:27:00`), else the text after
+// "Inviato il:" in a header link, else in the header.
+function ffHeadDate(head) {
+  if (!head) return null;
+  for (const a of head.querySelectorAll('a[href*="#entry"]')) {
+    if (a.getAttribute("title")) return a.getAttribute("title");
+  }
+  for (const a of head.querySelectorAll("a")) {
+    const m = FF_POSTED_RE.exec(plainText(a));
+    if (m) return m[1];
+  }
+  const m = FF_POSTED_RE.exec(plainText(head));
+  return m ? m[1] : null;
+}
+
+// A classic table post's id: `table#ee<id>`, else its header's `#entry<id>` link, else the `entry<id>` anchor
+// just before the table, else (the 2009 skin page gives none) the id made from its author and date.
+function ffTablePostId(table, cell, seen) {
+  const ee = /^ee(\d+)$/.exec(table.id);
+  if (ee) return ee[1];
+  const head = cell.querySelector("td.right_top");
+  for (const a of (head || cell).querySelectorAll('a[href*="#entry"]')) {
+    const m = FF_ENTRY_HREF_RE.exec(a.getAttribute("href"));
+    if (m) return m[1];
+  }
+  const prev = ffPrevious(table);
+  if (prev) {
+    for (const a of [prev, ...prev.querySelectorAll("a")]) {
+      const id = a.tagName === "A" ? ffEntryId(a) : null;
+      if (id) return id;
+    }
+  }
+  return contentPostId(plainText(cell.querySelector("td.left_top .nick, .nick")), ffHeadDate(head) || "", seen);
+}
+
+// Classic table skins (the real pages: `table#ee<id>` > `td.post`, or a `td.post` in a table without an id):
+// each td.post holding a nick, not inside another (a post quoting a page's markup); the post is its table.
+function ffTablePosts(doc) {
+  const seen = new Set();
+  const out = [];
+  for (const cell of doc.querySelectorAll("td.post")) {
+    if (cell.parentElement.closest("td.post") || !cell.querySelector(".nick")) continue;
+    const table = cell.closest("table");
+    if (table) out.push({ id: ffTablePostId(table, cell, seen), el: table });
+  }
+  return out;
+}
+
+// IPB-style classic pages: the table holding the a[name=entry<id>] anchor.
+function ffAnchorPosts(doc) {
+  const seen = new Set();
+  const out = [];
+  for (const a of doc.querySelectorAll('a[name^="entry"], a[id^="entry"]')) {
+    const id = ffEntryId(a);
+    const el = id && (a.closest("table.maintable") || a.closest("table") || a.closest("div.post"));
+    if (!el || seen.has(id)) continue;
+    seen.add(id);
+    out.push({ id, el });
+  }
+  return out;
+}
+
 registerPlatform({
   id: "forumfree",
-  hostRe: /(^|\.)(forumfree\.it|forumcommunity\.net|blogfree\.net)$/i,
+  hostRe: /(^|\.)(forumfree\.it|forumfree\.net|forumcommunity\.net|forumcommunity\.it|blogfree\.net)$/i,
   detect(doc, loc) {
     const posts = this.rawPosts(doc);
     if (!posts.length) return 0;
     let score = 2;
     if (this.hostRe.test(loc.hostname)) score += 3;
     if (doc.body && doc.body.id === "topic") score += 2;
-    if (doc.querySelector('a[id^="entry"], a[name^="entry"]')) score += 1;
+    if (doc.querySelector('a[id^="entry"], a[name^="entry"], td.post .nick')) score += 1;
     return score;
   },
   skin(doc) {
     return doc.querySelector('li.post[id^="ee"]') ? "ff-current" : "ff-classic";
   },
-  // Current skin: li.post#ee<id>. Classic skins: the table that holds the a[name=entry<id>] anchor.
+  // The first layout the page has: li.post#ee<id> (current), td.post tables (classic), entry anchors (IPB-style).
   rawPosts(doc) {
-    const refs = postsByIdPrefix(doc, "ee");
-    if (refs.length) return refs;
-    const seen = new Set();
-    for (const a of doc.querySelectorAll('a[name^="entry"], a[id^="entry"]')) {
-      const m = /^entry(\d+)$/.exec(a.getAttribute("name") || a.id);
-      const el = m && (a.closest("table.maintable") || a.closest("table") || a.closest("div.post"));
-      if (!el || seen.has(m[1])) continue;
-      seen.add(m[1]);
-      refs.push({ id: m[1], el });
-    }
-    return refs;
+    const current = postsByIdPrefix(doc, "ee", 'li.post[id^="ee"]');
+    if (current.length) return current;
+    const tables = ffTablePosts(doc);
+    return tables.length ? tables : ffAnchorPosts(doc);
   },
   posts(doc) {
     return this.rawPosts(doc).map((ref) => withAuthor(ref, [
-      ".nick a", ".normalname a", ".nick", ".normalname", 'a[href*="act=Profile"]', ".author a", ".name a",
+      "td.left_top .nick a", "td.left_top .nick", ".nick a", ".normalname a", ".nick", ".normalname",
+      'a[href*="act=Profile"]', ".author a", ".name a",
     ]));
   },
   threadUrl(doc, loc) {
@@ -703,7 +800,10 @@ registerPlatform({
     return `${loc.origin}/?t=${tid}`;
   },
   rolls(ref) {
-    const body = bodyOf(ref.el, ["td.right.Item table.color", ".postcolor", "table.color", ".color", ".post_content", "td.right"]);
+    const body = bodyOf(ref.el, [
+      "td.right div.color", "td.right.Item table.color", ".postcolor", "table.color", ".color", ".post_content",
+      "td.right",
+    ]);
     return elementOrTextRolls(body, [".dice_roll", ".dice", ".dado", ".dadi", "[class*='dice']", "[class*='roll']"]);
   },
   replyBox(doc) {
@@ -712,11 +812,35 @@ registerPlatform({
 });
 
 // ---- 42_platform_forumotion.js ----
-// platform forumotion: Forumotion / forumattivo (phpbb2, phpbb3, invision templates); dice come in a Game-Master post.
+// platform forumotion: Forumotion / forumattivo (phpbb2, phpbb3, invision, modernbb templates); dice come in a Game-Master post.
 
 const FORUMOTION_HOST_RE = /(^|\.)(forumattivo\.com|forumattivo\.it|forumotion\.com|forumotion\.net|forumotion\.org|forumactif\.com|forumactif\.org|forumactif\.net|forumactif\.fr|foroactivo\.com|forumieren\.com)$/i;
-// "Il membro 'X' ha effettuato la seguente azione : Lancio di dadi" and its translations.
+// The message's frame line, "Il membro 'X' ha effettuato la seguente azione : <the admin's wording>", and its
+// translations: a tolerance for dice messages whose faces are not images.
 const FORUMOTION_DICE_RE = /(effettuato la seguente azione|a effectu[ée] l'action suivante|has done the following action|realizó la siguiente acción)/i;
+
+// A die line: "#1 'Attacco (d12)' :" followed by the face images (what the scraper reads, scraper/platforms/forumotion.py).
+const FORUMOTION_DIE_LINE_RE = /^\s*(#\d+\s*)?'[^']+'\s*:\s*$/;
+// Each version's post loop (Etana/template viewtopic_body.tpl): where {POSTER_NAME} sits alone, then fallbacks.
+const FORUMOTION_AUTHORS = [
+  ".postprofile-name a[href^='/u']", "span.name a[href^='/u']", "p.author a[href^='/u']",
+  ".postprofile dt a[href^='/u']", ".postprofile-details dt a[href^='/u']", ".postprofile-name", ".postprofile dt strong",
+  "span.name strong", "p.author strong", ".postprofile-details dt", "h4.author a", "h4.author strong",
+  "a[href^='/u']",
+];
+
+// The die lines of a post: text "'Name' :" whose next element on the line is an image.
+function forumotionDieLines(root) {
+  const out = [];
+  const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!FORUMOTION_DIE_LINE_RE.test(node.data) || node.parentElement.closest("[data-arbitro],blockquote,cite")) continue;
+    let sib = node.nextSibling;
+    while (sib && sib.nodeType === 3 && !sib.data.trim()) sib = sib.nextSibling;
+    if (sib && sib.nodeName === "IMG") out.push(node);
+  }
+  return out;
+}
 
 registerPlatform({
   id: "forumotion",
@@ -733,8 +857,9 @@ registerPlatform({
   },
   skin(doc) {
     if (doc.querySelector("table.forumline")) return "phpbb2";
-    if (doc.querySelector(".postprofile, .postbody")) return "phpbb3";
-    return "invision";
+    if (doc.querySelector("body#modernbb, .post .post-head")) return "modernbb";
+    if (doc.querySelector(".post .post-entry, #ipbwrapper")) return "invision";
+    return "phpbb3";
   },
   posts(doc, quick) {
     const byId = postsByIdPrefix(doc, "p");
@@ -748,19 +873,16 @@ registerPlatform({
     }
     if (quick) return byId;
     byId.sort((a, b) => (a.el.compareDocumentPosition(b.el) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
-    return byId.map((ref) => withAuthor(ref, [
-      ".postprofile-name a", "p.author a[href^='/u']", "h4.author a", ".author a", ".name a",
-      ".postprofile dt a", ".postprofile-head a", ".postdetails a[href^='/u']", "a[href^='/u']",
-      "p.author strong", "h4.author strong", ".name strong", ".postprofile dt strong",
-    ]));
+    return byId.map((ref) => withAuthor(ref, FORUMOTION_AUTHORS));
   },
   threadUrl(doc, loc) {
     const m = /^\/t(\d+)(?:p\d+)?(-[^/?#]*)?/.exec(loc.pathname);
     if (!m) return null;
     return `${loc.origin}/t${m[1]}${m[2] || ""}`;
   },
+  // Known by its content, whoever posts it (the founder by default, or any account the admin sets, renamed or not).
   isDicePost(ref) {
-    return FORUMOTION_DICE_RE.test(textOf(ref.el));
+    return forumotionDieLines(ref.el).length > 0 || FORUMOTION_DICE_RE.test(textOf(ref.el));
   },
   // The player's rolls are in the Game-Master post that follows it: one line per roll ("#1 'Attacco (d12)' : <img>…").
   rolls(ref, all) {
@@ -784,29 +906,37 @@ registerPlatform({
 });
 
 // ---- 43_platform_phpbb.js ----
-// platform phpbb: phpBB 3.x prosilver (div.post#p<id>), dice from extensions such as fancydice (.dicebox).
+// platform phpbb: phpBB 3.x prosilver, as its viewtopic_body.html renders a post; fancydice's div.dicebox rolls.
+
+// The template's postrow: div#p<id>.post.has-profile > div.inner > dl.postprofile#profile<id> (dt: the author as
+// get_username_string writes it, a.username or a.username-coloured; a guest's name in <strong>), then
+// div.postbody > div#post_content<id> > h3, p.author (by <strong>name</strong> » <time>), div.content.
+const PHPBB_POSTS = 'div.post[id^="p"], div[id^="p"].post';
+// The badge goes beside the name in p.author (the post's own header line), else in the mini-profile.
+const PHPBB_AUTHOR = [
+  "p.author a.username", "p.author a.username-coloured",
+  "dl.postprofile dt a.username", "dl.postprofile dt a.username-coloured",
+  "p.author .username", "p.author .username-coloured", "dl.postprofile dt .username",
+  "dl.postprofile dt .username-coloured", "p.author strong", "dl.postprofile dt strong",
+];
 
 registerPlatform({
   id: "phpbb",
   detect(doc, loc) {
-    const posts = postsByIdPrefix(doc, "p", 'div.post[id^="p"], div[id^="p"].post');
+    const posts = postsByIdPrefix(doc, "p", PHPBB_POSTS);
     if (!posts.length) return 0;
     let score = 1;
     if (/viewtopic\.php$/i.test(loc.pathname)) score += 4;
     if (doc.body && doc.body.id === "phpbb") score += 3;
+    if (posts.some((p) => p.el.querySelector(`dl.postprofile#profile${p.id}`))) score += 1;
     if (doc.querySelector('a[href*="memberlist.php?mode=viewprofile"]')) score += 1;
-    if (doc.querySelector(".dicebox")) score += 1;
     return score;
   },
   skin() {
     return "prosilver";
   },
   posts(doc) {
-    return postsByIdPrefix(doc, "p", 'div.post[id^="p"], div[id^="p"].post').map((ref) => withAuthor(ref, [
-      "p.author a.username", "p.author a.username-coloured", ".postprofile a.username",
-      ".postprofile a.username-coloured", "a.username", "a.username-coloured",
-      ".postprofile strong", ".author strong",
-    ]));
+    return postsByIdPrefix(doc, "p", PHPBB_POSTS).map((ref) => withAuthor(ref, PHPBB_AUTHOR));
   },
   threadUrl(doc, loc) {
     let tid = queryParam(loc.href, "t");
@@ -818,7 +948,8 @@ registerPlatform({
     return `${loc.origin}${loc.pathname}?t=${tid}`;
   },
   rolls(ref) {
-    const body = bodyOf(ref.el, ["div.content", ".postbody"]);
+    // the post's own content: fancydice boxes there (never in a quote), else rolls written in its text
+    const body = bodyOf(ref.el, [`#post_content${ref.id} div.content`, "div.content", ".postbody"]);
     return elementOrTextRolls(body, [".dicebox", ".dice", "[class*='dice']"]);
   },
   replyBox(doc) {

@@ -42,6 +42,27 @@ function bodyOf(root, selectors) {
   return root;
 }
 
+// An element's text as the scraper reads a name or a date (htmltext.inline_text): whitespace runs (zero-width
+// spaces too) as one space, trimmed, without control characters.
+function plainText(el) {
+  if (!el) return "";
+  return (el.textContent || "").replace(/[\s\u200b]+/g, " ").replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "").trim();
+}
+
+// A post the page gives no id: `h` + FNV-1a (32 bit, hex) of its author and its date as written, `-2`, `-3`…
+// for a repeat on the page (`seen`, updated), as the scraper's base.content_post_id makes it.
+function contentPostId(author, dateText, seen) {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(`${author.trim()}\n${dateText.trim()}`)) {
+    hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  }
+  const base = `h${hash.toString(16).padStart(8, "0")}`;
+  let id = base;
+  for (let n = 2; seen.has(id); n += 1) id = `${base}-${n}`;
+  seen.add(id);
+  return id;
+}
+
 function withAuthor(ref, selectors) {
   const authorEl = firstMatch(ref.el, selectors);
   return { ...ref, authorEl, author: textOf(authorEl) };
@@ -56,7 +77,8 @@ function textRollPlaces(root) {
   const walker = root.ownerDocument.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
     acceptNode(node) {
       const parent = node.parentElement;
-      if (!parent || parent.closest("script,style,textarea,blockquote,.quote,.quote_top,cite,code,.codebox,[data-arbitro]")) {
+      // quotes and code are not the poster's rolls (older ForumFree pages: div#quote, div#code)
+      if (!parent || parent.closest("script,style,textarea,blockquote,.quote,.quote_top,#quote,cite,code,.codebox,#code,[data-arbitro]")) {
         return NodeFilter.FILTER_REJECT;
       }
       return NodeFilter.FILTER_ACCEPT;
@@ -76,7 +98,7 @@ function elementOrTextRolls(root, selectors) {
   if (!root) return [];
   const found = [];
   for (const el of root.querySelectorAll(selectors.join(","))) {
-    if (el.closest("blockquote,.quote,cite")) continue;
+    if (el.closest("blockquote,.quote,#quote,cite")) continue;
     if (found.some((f) => f.contains(el))) continue;
     found.push(el);
   }
