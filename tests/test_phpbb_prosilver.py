@@ -11,6 +11,7 @@ from lxml import etree, html as lhtml
 from scraper.parse import parse_page
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.phpbb import FIDDLED_PROBLEM, read_fancydice
+from tests.skeleton import skeleton as _skeleton
 
 FETCHED = "2026-11-09T12:00:00+01:00"
 T312 = ("phpbb/viewtopic_t312_start0.html", "phpbb/viewtopic_t312_start15.html")
@@ -76,14 +77,10 @@ def render_template(text: str, true: set[str], values: dict[str, str]) -> str:
     return re.sub(r"\{\{ ?(.*?) ?\}\}|\{([A-Za-z_.$]+)\}", lambda v: values.get(v.group(1) or v.group(2), "x"), rendered)
 
 
-def skeleton(el: etree._Element, opaque: tuple[str, ...] = ("content", "signature", "notice")) -> tuple:
-    """(tag, classes, id with digits as N, children…): the structure, not the text; the post's own content,
-    signature and edit note are the post's, their insides left out."""
-    classes = tuple(sorted(c for c in (el.get("class") or "").split()))
-    ident = re.sub(r"\d+", "N", el.get("id") or "")
-    kids = () if set(classes) & set(opaque) else tuple(
-        skeleton(c, opaque) for c in el if isinstance(c.tag, str))
-    return (el.tag, classes, ident, *kids)
+def skeleton(el: etree._Element) -> tuple:
+    """The structure, not the text; the post's own content, signature and edit note are the post's, their insides
+    left out."""
+    return _skeleton(el, ((None, "content"), (None, "signature"), (None, "notice")))
 
 
 def _postrow(real_dir, values: dict[str, str], true: set[str]) -> etree._Element:

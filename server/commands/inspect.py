@@ -37,19 +37,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from scraper.errors import BlockedByRobots, FetchFailed, PageTooLarge, ScrapeError
+    from server.commands.scrape import refusal_message
 
     try:
         reports = inspect_sources(args)
     except (FetchFailed, PageTooLarge, BlockedByRobots) as exc:
         return _fail(exc.code, exc.message, EXIT_FETCH)
     except ScrapeError as exc:
-        message = str(exc)
-        reason = getattr(exc, "reason", None)
-        if reason == "host":
-            message += "; --allow-host HOST lo ammette"
-        elif reason == "address":
-            message += "; --allow-private ammette gli indirizzi locali"
-        return _fail(exc.code, message, EXIT_BAD_INPUT)
+        return _fail(exc.code, refusal_message(exc), EXIT_BAD_INPUT)
     except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)
         if os.environ.get("ARBITRO_DEBUG"):
             raise

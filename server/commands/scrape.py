@@ -62,13 +62,7 @@ def run(args: argparse.Namespace) -> int:
     except (FetchFailed, PageTooLarge, BlockedByRobots) as exc:
         return _fail(bar, exc.code, exc.message, EXIT_FETCH)
     except ScrapeError as exc:
-        message = str(exc)
-        reason = getattr(exc, "reason", None)
-        if reason == "host":
-            message += "; --allow-host HOST lo ammette"
-        elif reason == "address":
-            message += "; --allow-private ammette gli indirizzi locali"
-        return _fail(bar, exc.code, message, EXIT_BAD_INPUT)
+        return _fail(bar, exc.code, refusal_message(exc), EXIT_BAD_INPUT)
     except OSError as exc:  # the output file
         return _fail(bar, "output", f"impossibile scrivere {args.output}: {exc.strerror or exc}", EXIT_BAD_INPUT)
     except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)
@@ -98,6 +92,17 @@ def _scrape(args: argparse.Namespace, bar: _ProgressBar | None) -> Any:
                       registry_file=args.registry, follow_sheets=not args.no_sheets,
                       progress=bar.update if bar else None, use_api=args.api and is_url,
                       saved_at=getattr(args, "saved_at", None))
+
+
+def refusal_message(exc: Exception) -> str:
+    """A scraper error as the command line says it, with the option that lifts a host or address refusal."""
+    message = str(exc)
+    reason = getattr(exc, "reason", None)
+    if reason == "host":
+        message += "; --allow-host HOST lo ammette"
+    elif reason == "address":
+        message += "; --allow-private ammette gli indirizzi locali"
+    return message
 
 
 def _fail(bar: _ProgressBar | None, code: str, message: str, status: int) -> int:
