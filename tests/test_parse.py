@@ -293,3 +293,15 @@ def test_a_schema_without_a_name_line_plays_no_character():
                  edited_by=None, edited_at=None, body="PV: 30/30", schema=schema)
     got = assign_characters([nameless, named, later])
     assert [p.character for p in got] == [None, "Mizuki", "Mizuki"]  # the author's own posts name Mizuki
+
+
+def test_text_after_an_unclosed_embed_is_the_posts():
+    """A real ForumFree post (held-out page 36061363): `<embed …><br><img> speriamo che era vuoto xD` — libxml2
+    nested the text in the void <embed>, which every reader skips, and the body came out empty."""
+    page = b"""<html><body><div class="anchor"><a id="entry1"></a></div><table id="ee1"><tr><td class="post">
+    <table class="main6"><tr><td class="left_top"><div class="nick">Zebrick</div></td><td class="right_top">
+    <a href="/?t=5#entry1" title="18/1/2009, 18:52:52"><b>Inviato il:</b> 18/1/2009, 18:52</a></td></tr><tr>
+    <td class="left"></td><td class="right"><div class="color"><embed src="https://www.youtube.com/v/x" width="425">
+    <br><img alt=":asd:" src="a.gif"> speriamo che era vuoto xD</div></td></tr></table></td></tr></table></body></html>"""
+    post = parse_page(page, "https://youtubepoopita.forumfree.it/?t=5").posts[0]
+    assert (post.id, post.author, post.body) == ("1", "Zebrick", "speriamo che era vuoto xD")

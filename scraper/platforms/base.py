@@ -82,7 +82,25 @@ def read_html(data: bytes, parser: etree.HTMLParser) -> etree._Element | None:
     if err is not None and err.type == _RESOURCE_LIMIT:
         raise PageTooDeep(f"pagina annidata troppo in profondità (riga {err.line}): il lettore HTML ne perderebbe "
                           "il resto, quindi non viene letta")
+    if doc is not None and (b"<embed" in data or b"<EMBED" in data):
+        _unnest_embeds(doc)
     return doc
+
+
+def _unnest_embeds(doc: etree._Element) -> None:
+    """libxml2 puts what follows an unclosed `<embed>` (a void element: browsers never nest in it) inside it,
+    where every reader skips it as plugin content: a real post's text after a video was lost. Moved back out."""
+    for emb in [e for e in doc.iter("embed", "EMBED") if len(e) or e.text]:
+        parent = emb.getparent()
+        if parent is None:
+            continue
+        kids, tail = list(emb), emb.tail
+        emb.tail, emb.text = emb.text, None
+        at = parent.index(emb)
+        for n, kid in enumerate(kids, 1):
+            parent.insert(at + n, kid)
+        last = kids[-1] if kids else emb
+        last.tail = (last.tail or "") + (tail or "") or None
 
 
 # --- small helpers every adapter uses -------------------------------------------------------------
