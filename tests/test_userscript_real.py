@@ -4,6 +4,7 @@ none on the page's chrome, the "Tocca a" panel on the thread's last page."""
 from __future__ import annotations
 
 import collections
+import pathlib
 import urllib.parse
 from dataclasses import dataclass
 
@@ -100,6 +101,7 @@ def _placed(pg) -> list[dict]:
 
 
 def _expected_counts(audit: dict, ids: list[str]) -> dict:
+    """(errors, warnings, rulings) the service's audit gives each of these posts: what its badge must count."""
     out = {}
     for post in audit["posts"]:
         if post["id"] in ids:
@@ -110,7 +112,7 @@ def _expected_counts(audit: dict, ids: list[str]) -> dict:
 
 
 def _open(gm, forum, real):
-    """The page at its real path and query on the local forum, the forum's own scripts off; waits for the script."""
+    """The page opened at its real path and query on the local forum, the forum's own scripts off."""
     # The saved DOM is the one the forum's scripts already made (and their sources are on the network): they stay off.
     gm.context.route(forum.url("/") + "**", _no_page_scripts)
     pg = gm.new_page()
@@ -120,10 +122,11 @@ def _open(gm, forum, real):
 
 
 def _thread(forum, real) -> str:
+    """The thread's URL on the local forum, as the script names it: `/?t=<tid>`, no page offset."""
     return forum.url(f"/?t={dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(real.url).query))['t']}")
 
 
-def _check_overlay(pg, real, audit, service_url: str, thread_url: str, shot: str) -> None:
+def _check_overlay(pg, real, audit, service_url: str, thread_url: str, shot: pathlib.Path) -> None:
     # a badge on every post, by its real id, inside the post's own header beside its real author; nothing else
     ids = [pid for pid, _ in real.posts]
     assert _placed(pg) == [{"post": pid, "author": author, "header": True, "table": real.post_table.format(pid)}
