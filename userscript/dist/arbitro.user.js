@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 5a5043f898c4). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest 689d8ff2ce20). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -1087,9 +1087,11 @@ function auditReportUrl(settings, threadUrl) {
 // ---- 60_style.js ----
 // style: the overlay's CSS, scoped inside shadow roots so the forum's CSS and ours never meet; light and dark themes.
 
-const HOST_STYLE = "all:initial !important;display:inline-block !important;position:relative !important;" +
-  "width:0 !important;height:0 !important;margin:0 !important;padding:0 !important;border:0 !important;" +
-  "vertical-align:baseline !important;overflow:visible !important;z-index:2147483000 !important;";
+// Inline, no box of its own: an inline-block in the author's line moved a real template's offset anchor
+// (Forumotion subsilver's `position:relative; top:-30px`) by its height.
+const HOST_STYLE = "all:initial !important;display:inline !important;position:relative !important;" +
+  "font-size:0 !important;line-height:0 !important;margin:0 !important;padding:0 !important;border:0 !important;" +
+  "vertical-align:baseline !important;z-index:2147483000 !important;";
 
 const LAYER_STYLE = "all:initial !important;position:fixed !important;left:0 !important;top:0 !important;" +
   "width:0 !important;height:0 !important;overflow:visible !important;z-index:2147483600 !important;";

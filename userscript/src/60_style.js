@@ -1,8 +1,10 @@
 // style: the overlay's CSS, scoped inside shadow roots so the forum's CSS and ours never meet; light and dark themes.
 
-const HOST_STYLE = "all:initial !important;display:inline-block !important;position:relative !important;" +
-  "width:0 !important;height:0 !important;margin:0 !important;padding:0 !important;border:0 !important;" +
-  "vertical-align:baseline !important;overflow:visible !important;z-index:2147483000 !important;";
+// Inline, no box of its own: an inline-block in the author's line moved a real template's offset anchor
+// (Forumotion subsilver's `position:relative; top:-30px`) by its height.
+const HOST_STYLE = "all:initial !important;display:inline !important;position:relative !important;" +
+  "font-size:0 !important;line-height:0 !important;margin:0 !important;padding:0 !important;border:0 !important;" +
+  "vertical-align:baseline !important;z-index:2147483000 !important;";
 
 const LAYER_STYLE = "all:initial !important;position:fixed !important;left:0 !important;top:0 !important;" +
   "width:0 !important;height:0 !important;overflow:visible !important;z-index:2147483600 !important;";
