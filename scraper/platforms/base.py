@@ -865,7 +865,7 @@ def text_before(box: etree._Element) -> str:
             else:
                 parts.append(text_of(prev))
         node = prev
-    return " ".join("".join(reversed(parts)).split())
+    return " ".join(strip_controls("".join(reversed(parts))).split())  # a label is read text: no controls
 
 
 # The name ends at a spaced dash, a comma, "il"/"on", or the end: a dash inside a name (Jean-Luc) is no separator.
