@@ -63,6 +63,7 @@ DEFAULTS: dict[str, Any] = {
     # the bundled demo (`arbitro demo`)
     "demo": False,
     "demo_fixture": "",
+    "demo_registry": "",  # the registry the demo fight is audited under ("" : the bundled fight's own)
 }
 
 

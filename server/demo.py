@@ -16,8 +16,10 @@ bp = Blueprint("demo", __name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-# The demo fight: the main story on ForumFree's current skin (fixtures/manifest.json lists the fixture pages).
+# The demo fight: the main story on ForumFree's current skin (fixtures/manifest.json lists the fixture pages),
+# audited under the registry it was written for (the README's examples give the same numbers).
 DEMO_STORY = ("hollow_vs_quincy", "ff-current")
+DEMO_REGISTRY = FIXTURES / "registry" / f"{DEMO_STORY[0]}.toml"
 DEMO_CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; "
             "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
@@ -48,6 +50,21 @@ def find_demo_pages(spec: str = "") -> list[tuple[Path, str]]:
     return pages
 
 
+def demo_registry(spec: str = "", *, bundled: bool = True) -> Any:
+    """The registry the demo fight is audited under: the file `spec` names, else (for the bundled fight) the one
+    it was written for, else none."""
+    from scraper.errors import RegistryFileError
+    from scraper.registry_file import load_registry
+
+    path = Path(spec) if spec else (DEMO_REGISTRY if bundled else None)
+    if path is None:
+        return None
+    try:
+        return load_registry(path)
+    except (OSError, RegistryFileError) as exc:
+        raise DemoError(f"registro del combattimento dimostrativo non leggibile ({path}): {exc}") from None
+
+
 def _sorted_pages(d: Path) -> list[Path]:
     def key(p: Path) -> tuple[int, str]:
         m = re.search(r"(\d+)$", p.stem)
@@ -73,8 +90,9 @@ def seed_demo(app: Flask) -> dict[str, Any]:
     svc = app.extensions["arbitro"]
     pages = find_demo_pages(cfg.get("demo_fixture", ""))
     items = [(p.read_bytes(), url) for p, url in pages]
-    history = parse_pages(items)
-    audit = run_replay(history, cfg["default_ruleset"], None, None)
+    registry = demo_registry(cfg.get("demo_registry", ""), bundled=not cfg.get("demo_fixture"))
+    history = parse_pages(items, registry=registry)
+    audit = run_replay(history, cfg["default_ruleset"], registry, None)
     hdoc = history.to_dict()
     url = hdoc["thread"].get("url") or items[0][1]
     from .security import canonical_thread_url

@@ -17,6 +17,8 @@ def add_parser(sub: Any) -> None:
                    help="porta (predefinita 8000, o una libera se è occupata; 0 = una libera)")
     p.add_argument("--host", default="127.0.0.1", help="indirizzo di ascolto (predefinito 127.0.0.1)")
     p.add_argument("--fixture", metavar="DIR", default="", help="pagine HTML di un'altra discussione da mostrare")
+    p.add_argument("--registry", metavar="FILE", default="",
+                   help="registro (TOML) dei personaggi e delle tecniche di quella discussione")
     p.set_defaults(func=run)
 
 
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         app = create_app({
             "database": f"{tmp}/demo.sqlite3", "cache_dir": f"{tmp}/cache", "demo": True,
-            "demo_fixture": args.fixture,
+            "demo_fixture": args.fixture, "demo_registry": args.registry,
             # the demo thread is stored at start-up and never fetched: it lives on a made-up forum host
             "refresh_after": 10.0 ** 9,
         })
