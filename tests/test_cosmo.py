@@ -829,3 +829,16 @@ def test_each_fighter_uses_its_own_special_of_a_shared_name():
     b = audit(enter("Tizio"), enter("Caio"),
               post("Caio", "Attacco [Onda di Cristallo] {Special 1} [Pool 380] (Caio vs Tizio)"), reg=reg)
     assert "cosmo.level_mismatch" in codes(b, 2)  # Caio's own is level 2
+
+
+def test_counter_on_the_wrong_die_fails_and_the_hit_is_taken():
+    """A counter rolled `1d20 = 5` is no d100: the counter fails (as with no d100) and Caio takes Tizio's 230 on
+    Difesa Naturale, 230 − 200/2 = 130 (was: "d100 5 ≤ 23: Contrattacco Riuscito" and Tizio's damage refused)."""
+    label = ("Caio contrattacca [Sblocco Potenziale Fisico] [Forza 250] [Reattività 235 (Percentuale di successo: "
+             "23.5% => 23%)] [Resistenza 200] (Caio vs Tizio)")
+    a = audit(enter("Tizio"), enter("Caio"), post("Tizio", ATTACK), post("Caio", rolls=(roll("1d20", (5,), label),)))
+    v = verdict(a, 3, "dice.wrong_die")
+    assert (v.expected, v.found) == ("1d100", "1d20")
+    assert "outcome.counter_success" not in codes(a, 3)
+    d = verdict(a, 3, "outcome.damage")
+    assert (d.expected, d.found, d.details["victim"]) == ("Pesante", 130, "Caio")

@@ -510,3 +510,11 @@ def test_two_characters_powers_of_the_same_name_each_their_own():
     a = audit(dardo(45, damage=None), dardo(45, caster="Bruno", target="Aria", damage=None), reg=reg)
     assert "outcome.power_success" in codes(a, 0)  # 45 ≤ Aria's 60
     assert "outcome.power_failure" in codes(a, 1)  # 45 > Bruno's 30 (was: Aria's 60, a success)
+
+
+def test_damage_on_the_wrong_dice_is_never_applied():
+    """3d6+3 rolled for 2 PF: the wrong dice say nothing of the damage, which stays unknown (was: applied)."""
+    a = audit(dardo(56, pf=2, damage=(6, 6, 6)))
+    assert verdict(a, 0, "dice.wrong_die").found == "3d6+3"
+    assert "poteri.damage_missing" not in codes(a, 0)  # the roll is there: wrong, not missing
+    assert a.characters["Bruno"]["pd"] == audit(dardo(56, pf=2, damage=None)).characters["Bruno"]["pd"]

@@ -696,3 +696,13 @@ def test_each_attacker_uses_its_own_weapon_of_a_shared_name():
     assert "dice.wrong_die" not in codes(a, 0)  # Kira's 1d4 (was: Drone's 1d8)
     v = verdict(a, 1, "dice.wrong_die")
     assert (v.expected, v.found) == ("1d8", "1d6")
+
+
+def test_damage_on_the_wrong_die_is_never_applied():
+    """1d6 for a 1d4 weapon: the roll says nothing of the weapon's damage, which is not applied (was: 5 PS)."""
+    a = audit(post("Kira", roll("1d20+8", (10,), "Attacco [Pistola Laser] (Kira vs Drone): (+5 [BAB] +3 [Destrezza])"),
+                   roll("1d6", (5,), "Danni [Pistola Laser] (Kira vs Drone)")))
+    assert verdict(a, 0, "dice.wrong_die").found == "1d6"
+    assert "ruling.needed" not in codes(a, 0)  # the wrong die says why no damage is applied
+    drone = a.characters["Drone"]
+    assert (drone["ps"], drone["pf"]) == (drone["ps_max"], drone["pf_max"])

@@ -944,8 +944,11 @@ class Cosmo:
             return self._incassa(state, ctx, who, atk, d, spend=False)
         r = ctx.post.rolls[idx]
         if (r.count, r.sides) != T.COUNTER_DIE:
-            ctx.add("dice.wrong_die", f"Il contrattacco si tira con 1d100, non {r.count}d{r.sides}.",
+            # a roll on another die is no d100: as a missing one, the counter fails and the hit is taken
+            ctx.add("dice.wrong_die", f"Il contrattacco si tira con 1d100, non {r.count}d{r.sides}: senza il d100 "
+                    "fallisce e il colpo si incassa su Difesa Naturale.",
                     T.R_COUNTER, roll=idx, expected="1d100", found=f"{r.count}d{r.sides}")
+            return self._incassa(state, ctx, who, atk, d, spend=False)
         if not r.authentic:
             ctx.add("dice.not_authentic", "Il tiro non è autentico (scritto a mano o incoerente).",
                     T.R_COUNTER, roll=idx, expected="tiro del forum", found=describe_problems(r.problems) or r.source)

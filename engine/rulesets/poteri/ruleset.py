@@ -680,7 +680,7 @@ class Poteri:
                         "comunque tirato.", T.R_CRIT_ATTACK, roll=it.index, expected=f"{spend}d6+3", found=None)
                 return state, result
             return self._hit(state, target, damage, p.name, it.index, ctx, T.R_CRIT_ATTACK), result
-        if damage is None:
+        if damage is None and damage_item is None:
             ctx.add("poteri.damage_missing", f"Manca il tiro dei danni ({spend}d6+3) di {p.name}.",
                     T.R_DAMAGE, roll=it.index, expected=f"{spend}d6+3", found=None)
         potency = None if margin is None else margin + intensity
@@ -694,7 +694,12 @@ class Poteri:
         if not r.authentic:
             ctx.add("dice.not_authentic", "Il tiro dei danni non è autentico.", T.R_DAMAGE, roll=it.index,
                     expected="tiro del forum", found=describe_problems(r.problems) or r.source)
-        if (r.count, r.sides, r.constant) != (spend, 6, T.DAMAGE_BASE):
+        if (r.count, r.sides) != (spend, 6):
+            # another die's result is no damage of this power: the damage stays unknown (never taken as if right)
+            ctx.add("dice.wrong_die", f"Con {spend} PF il danno è 3 + {spend}d6, non {r.expression}: il danno "
+                    "non si può applicare.", T.R_DAMAGE, roll=it.index, expected=f"{spend}d6+3", found=r.expression)
+            return None
+        if r.constant != T.DAMAGE_BASE:
             ctx.add("dice.wrong_die", f"Con {spend} PF il danno è 3 + {spend}d6, non {r.expression}.",
                     T.R_DAMAGE, roll=it.index, expected=f"{spend}d6+3", found=r.expression)
         if r.faces is not None:

@@ -675,9 +675,11 @@ class Starfinder:
         dice = str(w.extra.get("danni") or w.extra.get("danno") or "") if w else ""
         m = re.fullmatch(r"\s*(\d+)\s*d\s*(\d+)\s*", dice)
         if m and (int(m.group(1)), int(m.group(2))) != (r.count, r.sides):
+            # another die's result is no damage of this weapon: unknown, never taken as if right
             ctx.add("dice.wrong_die", f"I danni di {w.name} sono {m.group(1)}d{m.group(2)}, non "
-                    f"{r.count}d{r.sides}.", T.R_DAMAGE, roll=it.index,
+                    f"{r.count}d{r.sides}: il danno non si può applicare.", T.R_DAMAGE, roll=it.index,
                     expected=f"{m.group(1)}d{m.group(2)}", found=f"{r.count}d{r.sides}")
+            return None, None
         c = _char(state, attacker)
         adds_strength = T.MODES[mode][1] if mode else None
         strength = _mod(c, "Forza")
@@ -754,8 +756,10 @@ class Starfinder:
             if literal:
                 return state
         if any(v is None for v in values):
-            ctx.add("ruling.needed", "La pagina non mostra il risultato dei danni.", T.R_DAMAGE,
-                    roll=g.damage[0].index)
+            rolls = {it.index for it in g.damage}
+            if not any(v.code == "dice.wrong_die" and v.roll in rolls for v in ctx.verdicts):  # that one says why
+                ctx.add("ruling.needed", "La pagina non mostra il risultato dei danni.", T.R_DAMAGE,
+                        roll=g.damage[0].index)
             return state
         total = sum(values)  # type: ignore[arg-type]
         stated = _STATED_DAMAGE.search(ctx.post.body or "")
