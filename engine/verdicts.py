@@ -90,7 +90,7 @@ CODE_SEVERITY: dict[str, Severity] = {
     "cosmo.basic_cosmo_no_bonus": "info",
     "cosmo.basic_no_bonus": "error",
     "cosmo.block_expired": "info",
-    "cosmo.blocked": "warning",
+    "cosmo.blocked": "info",  # a legal Bloccante hit: what happened, not a fault
     "cosmo.blocked_action": "error",
     "cosmo.burning": "info",
     "cosmo.cancel_not_allowed": "error",
