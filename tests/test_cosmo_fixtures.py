@@ -4,39 +4,14 @@ from __future__ import annotations
 import pytest
 
 from scraper import registry_file
+from tests.plugins.common import FIXTURES
 from tests.plugins.stories import assert_verdicts_as_expected, audit_story, story_sites
 from tests.plugins.stories import make_fixtures  # noqa: F401  (tests/test_verdict_codes.py reads the story with it)
 
 STORY = "cosmo_santuario"
 
 # The fight's registry as a master writes it (scraper.registry_file); see docs/rulesets/cosmo.md.
-REGISTRY_TOML = """
-[characters.Elettra]
-player = "StellaPolare"
-stats = { Forza = 260, Mente = 180, "Resistenza" = 240, "Volontà" = 200, "Reattività" = 310 }
-pv_max = 1000
-cosmo_max = 500
-techniques = ["Sblocco Potenziale Fisico", "Telecinesi", "Catena Stellare"]
-extra = { armatura = true }
-
-[characters.Orione]
-player = "Cacciatore"
-stats = { Forza = 230, Mente = 250, "Resistenza" = 200, "Volontà" = 220, "Reattività" = 235 }
-pv_max = 900
-cosmo_max = 400
-techniques = ["Sblocco Potenziale Fisico", "Telecinesi", "Freccia di Orione"]
-extra = { armatura = false }
-
-[techniques."Catena Stellare"]
-kind = "special"
-owner = "Elettra"
-extra = { livello = 2, statistica = "Forza", pool = 380, effetto = "Bloccante" }
-
-[techniques."Freccia di Orione"]
-kind = "special"
-owner = "Orione"
-extra = { livello = 1, statistica = "Mente", pool = 360 }
-"""
+REGISTRY_TOML = (FIXTURES / "registry" / f"{STORY}.toml").read_text(encoding="utf-8")
 
 # The forum's Tabella 5 and level malus (a forum config; not the rule text's numbers).
 SETTINGS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.history import Character, Registry, Resource, Stat, Technique
+from tests.plugins.common import FIXTURES
 from tests.plugins.stories import (assert_registry_file_agrees, assert_verdicts_as_expected, audit_story,
                                    story_sites)
 from tests.plugins.stories import make_fixtures  # noqa: F401  (tests/test_verdict_codes.py reads the story with it)
@@ -35,45 +36,7 @@ def registry() -> Registry:
     return Registry(characters={"Aria": aria, "Bruno": bruno}, techniques=techs)
 
 
-REGISTRY_TOML = """
-[characters.Aria]
-player = "Lumen"
-stats = { "Agilità" = 50, "Volontà" = 40 }
-pf_max = 5
-pd_max = 12
-techniques = ["Dardo di Fuoco", "Tocco Guaritore", "Scudo di Luce", "Catene d'Ombra", "Voce Suadente"]
-
-[characters.Bruno]
-player = "Ferro"
-stats = { "Agilità" = 45, "Volontà" = 30 }
-pools = { PF = 3, PD = 10 }
-techniques = ["Dardo di Fuoco"]
-
-[techniques."Dardo di Fuoco"]
-kind = "potere"
-type = "Attacco"
-extra = { valore = 60, resistenza = "Agilità", tempo = "Prima" }
-
-[techniques."Tocco Guaritore"]
-kind = "potere"
-type = "Curativo"
-extra = { valore = 70 }
-
-[techniques."Scudo di Luce"]
-kind = "potere"
-type = "Difensivo"
-extra = { valore = 80, slot = 1, durata = 3, immune = ["Rissa"] }
-
-[techniques."Catene d'Ombra"]
-kind = "potere"
-type = "Debilitante"
-extra = { valore = 55, slot = 2, durata = 2, impedisce = ["Rissa"] }
-
-[techniques."Voce Suadente"]
-kind = "potere"
-type = "Mentale"
-extra = { valore = 60, slot = 1, vieta_attacco_al_caster = true, termina_se_caster_attacca = true }
-"""
+REGISTRY_TOML = (FIXTURES / "registry" / f"{STORY}.toml").read_text(encoding="utf-8")
 
 
 def test_master_registry_file_gives_the_same_audit(story):

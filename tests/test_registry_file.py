@@ -44,12 +44,23 @@ def test_fixture_file(fixtures_dir):
 
 
 def test_starfinder_fixture(fixtures_dir):
-    reg = load_registry(str(fixtures_dir / "registry" / "starfinder_example.toml"))
+    """The starfinder fight's own registry (fixtures/registry/starfinder_stazione.toml): pools other than PV/PE."""
+    reg = load_registry(str(fixtures_dir / "registry" / "starfinder_stazione.toml"))
     vesk = reg.characters["Vesk"]
-    assert vesk.resources == {"PS": Resource(20, 20), "PF": Resource(17, 17), "PR": Resource(4, 4)}
-    assert vesk.extra == {"CAE": 15, "CAC": 17, "BAB": 3}
-    assert vesk.stats["Forza"] == Stat(18, 0)
-    assert vesk.techniques == ("Spada Lunga Tattica",)
+    assert vesk.resources == {"PS": Resource(6, 6), "PF": Resource(8, 8), "PR": Resource(1, 1)}
+    assert vesk.extra == {"BAB": 3, "CAE": 14, "CAC": 15, "competenze": ["armi da mischia base"],
+                          "TS": {"Tempra": 4, "Riflessi": 3, "Volontà": 1}}
+    assert vesk.stats["Forza"] == Stat(16, 0)
+    assert vesk.techniques == ("Ascia Tattica", "Fucile a Raggi")
+
+
+def test_every_bundled_fight_has_its_registry(fixtures_dir):
+    """Each fight story but the short clean duel (read from its sheets) ships the registry it was written for."""
+    stories = sorted(p.stem for p in (fixtures_dir / "stories").glob("*.toml"))
+    registries = sorted(p.stem for p in (fixtures_dir / "registry").glob("*.toml"))
+    assert [s for s in stories if s != "duel_short"] == registries
+    for name in registries:
+        assert load_registry(str(fixtures_dir / "registry" / f"{name}.toml")).characters
 
 
 def test_text_and_stat_forms():

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.history import Character, Registry, Resource, Stat, Technique
+from tests.plugins.common import FIXTURES
 from tests.plugins.stories import (assert_registry_file_agrees, assert_verdicts_as_expected, audit_story,
                                    story_sites)
 from tests.plugins.stories import make_fixtures  # noqa: F401  (tests/test_verdict_codes.py reads the story with it)
@@ -43,50 +44,7 @@ def registry() -> Registry:
     return Registry(characters={"Kira": kira, "Vesk": vesk}, techniques=techs)
 
 
-REGISTRY_TOML = """
-[characters.Kira]
-player = "StellaNera"
-stats = { Forza = 14, Destrezza = 16 }
-ps_max = 12
-pf_max = 10
-pools = { PR = 3 }
-techniques = ["Pistola Laser", "Coltello Stellare", "Granata a Frammentazione"]
-extra = { BAB = 5, CAE = 15, CAC = 16, competenze = ["armi piccole", "armi da mischia base", "granate"], TS = { Tempra = 3, Riflessi = 6, "Volontà" = 2 } }
-
-[characters.Vesk]
-player = "Tiziano"
-stats = { Forza = 16, Destrezza = 12, Costituzione = 14 }
-ps_max = 6
-pf_max = 8
-pools = { PR = 1 }
-techniques = ["Ascia Tattica", "Fucile a Raggi"]
-extra = { BAB = 3, CAE = 14, CAC = 15, competenze = ["armi da mischia base"], TS = { Tempra = 4, Riflessi = 3, "Volontà" = 1 } }
-
-[techniques."Pistola Laser"]
-kind = "arma"
-type = "fuoco"
-extra = { danni = "1d4", attacco = "distanza", categoria = "armi piccole", livello = 1 }
-
-[techniques."Coltello Stellare"]
-kind = "arma"
-type = "perforante"
-extra = { danni = "1d4", attacco = "mischia", categoria = "armi da mischia base" }
-
-[techniques."Granata a Frammentazione"]
-kind = "arma"
-type = "perforante"
-extra = { danni = "1d6", attacco = "granata", categoria = "granate", livello = 2, ts = { tipo = "Riflessi", esito = "Dimezza" } }
-
-[techniques."Ascia Tattica"]
-kind = "arma"
-type = "tagliente"
-extra = { danni = "1d6", attacco = "mischia", categoria = "armi da mischia base" }
-
-[techniques."Fucile a Raggi"]
-kind = "arma"
-type = "elettricità"
-extra = { danni = "1d8", attacco = "distanza", categoria = "armi lunghe" }
-"""
+REGISTRY_TOML = (FIXTURES / "registry" / f"{STORY}.toml").read_text(encoding="utf-8")
 
 
 def test_master_registry_file_gives_the_same_audit(story):
