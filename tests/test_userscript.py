@@ -485,3 +485,30 @@ def test_insert_into_forumotion_sceditor(mode, gm, canned_service, forum_server)
         assert pg.locator(".sceditor-container textarea").input_value() == "Rispondo così:\n" + tags[0] + "\n" + tags[1]
     assert hidden == ""  # the editor writes it when the form is sent
     assert pg.evaluate("window.__pwned") is None
+
+
+def test_the_panel_says_when_the_audit_was_made(gm_factory, canned_service, forum_server):
+    """"aggiornato alle 22:30 (3 min fa)" in the reader's own zone, not an ISO timestamp."""
+    from datetime import datetime, timedelta, timezone
+    from zoneinfo import ZoneInfo
+
+    made = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(minutes=3)
+    canned_service.fetched_at = made.isoformat().replace("+00:00", "Z")
+    gm = gm_factory(canned_service.url, timezone_id="Europe/Rome")
+    pg = gm.open(forum_server.url + FIGHTS[0].path)
+    local = made.astimezone(ZoneInfo("Europe/Rome"))
+    assert f"aggiornato alle {local:%H:%M} (3 min fa)" in layer_text(pg, "section.links")
+    assert "T" not in layer_text(pg, "section.links").split("aggiornato", 1)[1]  # no ISO left
+
+
+def test_the_panel_is_a_bar_on_a_narrow_screen(gm_factory, canned_service, forum_server):
+    """At 420 px the open panel would cover most of the page: collapsed to its bar, opened by its toggle."""
+    gm = gm_factory(canned_service.url, viewport={"width": 420, "height": 800})
+    pg = gm.open(forum_server.url + FIGHTS[0].path)
+    panel = "document.querySelector('arbitro-layer').shadowRoot.querySelector('.panel')"
+    assert pg.evaluate(f"{panel}.classList.contains('collapsed')")
+    height = pg.evaluate(f"{panel}.getBoundingClientRect().height")
+    assert height < 80  # a bar, not a sheet over the page
+    pg.locator("arbitro-layer [data-action=collapse]").click()
+    assert not pg.evaluate(f"{panel}.classList.contains('collapsed')")
+    assert "Tocca a" in layer_text(pg, ".turn")

@@ -126,6 +126,7 @@ class CannedService:
     pending: dict[str, int] = field(default_factory=dict)  # url -> how many 202s a create answers first
     override: tuple[int, Any] | None = None  # (status, body) for every request
     refreshing: bool = False
+    fetched_at: str = "2026-11-30T12:00:00Z"  # when the canned audits were "made"
     delay: float = 0.0
     log: list[dict[str, Any]] = field(default_factory=list)
     server: _Server | None = None
@@ -144,7 +145,7 @@ class CannedService:
             if create and url in self.postable:
                 self.stored[url] = self.postable.pop(url)
             if url in self.stored:
-                return 200, {"thread_id": 1, "fetched_at": "2026-11-30T12:00:00Z", "refreshing": self.refreshing,
+                return 200, {"thread_id": 1, "fetched_at": self.fetched_at, "refreshing": self.refreshing,
                              "audit": self.stored[url]}
             if create:
                 return 422, {"error": {"code": "not_a_thread", "message": "non è un thread", "details": {}}}

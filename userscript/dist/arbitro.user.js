@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 689d8ff2ce20). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest c56eae154040). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -116,6 +116,21 @@ function fmtValue(v) {
   return String(v);
 }
 
+// When an audit was made, as a reader says it: "alle 22:30 (3 min fa)", "il 1/12 alle 22:30 (2 giorni fa)"
+// (the reader's own clock and zone; an unreadable time as it is).
+function fmtWhen(iso, now) {
+  const d = new Date(iso);
+  if (typeof iso !== "string" || isNaN(d.getTime())) return fmtValue(iso);
+  now = now || new Date();
+  const hm = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+  const sameDay = d.toDateString() === now.toDateString();
+  const day = sameDay ? "" : `${t("on")} ${d.getDate()}/${d.getMonth() + 1}${d.getFullYear() !== now.getFullYear() ? "/" + d.getFullYear() : ""} `;
+  const mins = Math.max(0, Math.floor((now.getTime() - d.getTime()) / 60000));
+  const ago = mins < 1 ? t("now") : mins < 60 ? `${mins} ${t("minutesAgo")}`
+    : mins < 1440 ? `${Math.floor(mins / 60)} ${t("hoursAgo")}` : `${Math.floor(mins / 1440)} ${t("daysAgo")}`;
+  return `${day}${t("at")} ${hm} (${ago})`;
+}
+
 // Post ids as the scraper gives them: the digits ("ee123" and "p123" on the page are "123" in the audit).
 function normPostId(id) {
   if (id === null || id === undefined) return "";
@@ -183,6 +198,12 @@ const STRINGS = {
     analysisSlow: "L'analisi sta richiedendo più del previsto. Riprova tra poco.",
     stale: "Questa pagina ha post che il servizio non ha ancora valutato.",
     fetchedAt: "aggiornato",
+    at: "alle",
+    on: "il",
+    now: "adesso",
+    minutesAgo: "min fa",
+    hoursAgo: "h fa",
+    daysAgo: "giorni fa",
     errNetwork: "Servizio Arbitro non raggiungibile. La pagina del forum funziona normalmente.",
     errTimeout: "Il servizio Arbitro non ha risposto in tempo. Riprova più tardi.",
     errHttp: "Il servizio Arbitro ha risposto con un errore",
@@ -246,6 +267,12 @@ const STRINGS = {
     analysisSlow: "The analysis is taking longer than expected. Try again shortly.",
     stale: "This page has posts the service has not checked yet.",
     fetchedAt: "updated",
+    at: "at",
+    on: "on",
+    now: "just now",
+    minutesAgo: "min ago",
+    hoursAgo: "h ago",
+    daysAgo: "days ago",
     errNetwork: "Arbitro service unreachable. The forum page works as usual.",
     errTimeout: "The Arbitro service did not answer in time. Try again later.",
     errHttp: "The Arbitro service answered with an error",
@@ -1712,7 +1739,7 @@ function renderLinks(ctx, result) {
   const report = auditReportUrl(ctx.settings, ctx.threadUrl);
   if (report) sec.append(h("a", { href: report, target: "_blank", rel: "noopener noreferrer", "data-action": "report" }, t("report")));
   const when = result && (result.fetched_at || (result.audit.thread && result.audit.thread.fetched_at));
-  if (when) sec.append(h("span", { class: "status" }, ` · ${t("fetchedAt")} ${fmtValue(when)}`));
+  if (when) sec.append(h("span", { class: "status", title: String(when) }, ` · ${t("fetchedAt")} ${fmtWhen(when)}`));
   sec.hidden = !sec.firstChild;
 }
 
@@ -1834,7 +1861,9 @@ function drawAudit(ctx, result) {
   else setStatus("", null);
   const followed = ctx.settings.character;
   const theirTurn = followed && isPlainObject(audit.next) && lowerKey(audit.next.character) === lowerKey(followed);
-  if (!onLastPage || (followed && !theirTurn)) panel.el.classList.add("collapsed");
+  // On a narrow screen the open panel would cover the page: a bar there, opened by its toggle.
+  const narrow = typeof window.matchMedia === "function" && window.matchMedia("(max-width: 480px)").matches;
+  if (!onLastPage || (followed && !theirTurn) || narrow) panel.el.classList.add("collapsed");
   OVERLAY.layer.setAttribute("data-state", "ready");
 }
 

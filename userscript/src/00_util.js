@@ -68,6 +68,21 @@ function fmtValue(v) {
   return String(v);
 }
 
+// When an audit was made, as a reader says it: "alle 22:30 (3 min fa)", "il 1/12 alle 22:30 (2 giorni fa)"
+// (the reader's own clock and zone; an unreadable time as it is).
+function fmtWhen(iso, now) {
+  const d = new Date(iso);
+  if (typeof iso !== "string" || isNaN(d.getTime())) return fmtValue(iso);
+  now = now || new Date();
+  const hm = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+  const sameDay = d.toDateString() === now.toDateString();
+  const day = sameDay ? "" : `${t("on")} ${d.getDate()}/${d.getMonth() + 1}${d.getFullYear() !== now.getFullYear() ? "/" + d.getFullYear() : ""} `;
+  const mins = Math.max(0, Math.floor((now.getTime() - d.getTime()) / 60000));
+  const ago = mins < 1 ? t("now") : mins < 60 ? `${mins} ${t("minutesAgo")}`
+    : mins < 1440 ? `${Math.floor(mins / 60)} ${t("hoursAgo")}` : `${Math.floor(mins / 1440)} ${t("daysAgo")}`;
+  return `${day}${t("at")} ${hm} (${ago})`;
+}
+
 // Post ids as the scraper gives them: the digits ("ee123" and "p123" on the page are "123" in the audit).
 function normPostId(id) {
   if (id === null || id === undefined) return "";

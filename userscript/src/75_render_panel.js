@@ -249,7 +249,7 @@ function renderLinks(ctx, result) {
   const report = auditReportUrl(ctx.settings, ctx.threadUrl);
   if (report) sec.append(h("a", { href: report, target: "_blank", rel: "noopener noreferrer", "data-action": "report" }, t("report")));
   const when = result && (result.fetched_at || (result.audit.thread && result.audit.thread.fetched_at));
-  if (when) sec.append(h("span", { class: "status" }, ` · ${t("fetchedAt")} ${fmtValue(when)}`));
+  if (when) sec.append(h("span", { class: "status", title: String(when) }, ` · ${t("fetchedAt")} ${fmtWhen(when)}`));
   sec.hidden = !sec.firstChild;
 }
 

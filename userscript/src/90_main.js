@@ -66,7 +66,9 @@ function drawAudit(ctx, result) {
   else setStatus("", null);
   const followed = ctx.settings.character;
   const theirTurn = followed && isPlainObject(audit.next) && lowerKey(audit.next.character) === lowerKey(followed);
-  if (!onLastPage || (followed && !theirTurn)) panel.el.classList.add("collapsed");
+  // On a narrow screen the open panel would cover the page: a bar there, opened by its toggle.
+  const narrow = typeof window.matchMedia === "function" && window.matchMedia("(max-width: 480px)").matches;
+  if (!onLastPage || (followed && !theirTurn) || narrow) panel.el.classList.add("collapsed");
   OVERLAY.layer.setAttribute("data-state", "ready");
 }
 
