@@ -129,7 +129,7 @@ def demo() -> Response:
     from scraper.fetch import detect_encoding
 
     # served as UTF-8 whatever the page's own charset (the HTTP header wins over its <meta>)
-    html = data.decode(detect_encoding(data), "replace")
+    html = local_assets(data.decode(detect_encoding(data), "replace"))
     inject = (f'<script src="{escape(url_for("demo.shim"))}" data-thread-url="{escape(info["url"])}"></script>'
               f'<script src="{escape(url_for("userscript.user_js"))}"></script>')
     banner = (f'<div style="font:14px sans-serif;background:#2c2a26;color:#fff;padding:6px 10px">'
@@ -144,6 +144,80 @@ def demo() -> Response:
     resp = Response(html, mimetype="text/html")  # utf-8
     resp.headers["Content-Security-Policy"] = DEMO_CSP
     return resp
+
+
+# The fixture page's own assets live on the forum's CDNs, which the demo's CSP (and the lack of network) keeps
+# out: its stylesheets become the demo's own, its images a blank of the same place, its scripts go (the page works
+# without them); nothing is fetched from outside.
+_EXTERNAL_SHEET = re.compile(r"<link\b[^>]*\brel=[\"']?(?:stylesheet|icon|apple-touch-icon|preconnect|preload|"
+                             r"dns-prefetch|manifest)\b[^>]*>", re.I)
+_EXTERNAL_SRC = re.compile(r"(<img\b[^>]*?\bsrc=)([\"'])(?:https?:)?//[^\"']*\2", re.I)
+_EXTERNAL_SCRIPT = re.compile(r"<script\b[^>]*\bsrc=[\"']?(?:https?:)?//[^>]*>\s*</script>", re.I)
+
+
+def local_assets(html: str) -> str:
+    sheet = f'<link rel="stylesheet" href="{escape(url_for("demo.forum_css"))}">'
+    html = _EXTERNAL_SHEET.sub("", html)
+    html = re.sub(r"</head>", lambda m: sheet + m.group(0), html, count=1, flags=re.I)
+    html = _EXTERNAL_SRC.sub(lambda m: f'{m.group(1)}{m.group(2)}{url_for("demo.blank_img")}{m.group(2)}', html)
+    return _EXTERNAL_SCRIPT.sub("", html)
+
+
+FORUM_CSS = """
+body { margin: 0; background: #efe9df; color: #2c2a26; font: 13px/1.45 Verdana, Tahoma, Arial, sans-serif; }
+a { color: #8a3b12; }
+#ffHeader, .menuwrap, .ffUserbar, .navigation, .title, .pages, .topic, .footer, .skin_tbl { max-width: 1100px;
+  margin: 8px auto; }
+.menuwrap ul, .submenu, .drop { list-style: none; margin: 0; padding: 0; }
+.menuwrap li { display: inline-block; margin-right: 12px; }
+.submenu, .drop { display: none; }
+.title h1 { margin: 4px 0; font-size: 20px; }
+.title h2 { margin: 0; font-size: 13px; font-weight: normal; color: #6b655b; }
+.pages ul { display: inline; margin: 0; padding: 0; list-style: none; }
+.pages li { display: inline-block; margin: 0 2px; padding: 1px 6px; border: 1px solid #c9bfae; background: #fff; }
+.pages li.current { font-weight: bold; background: #f6e7c9; }
+.pages .pc { margin-right: 6px; font-weight: bold; }
+ul.list { list-style: none; margin: 0; padding: 0; }
+li.post { margin: 10px 0; background: #fff; border: 1px solid #d8cfbf; border-radius: 6px; }
+li.post > table.color { width: 100%; border-collapse: collapse; }
+td.left { width: 180px; vertical-align: top; padding: 10px; background: #f7f2ea; border-right: 1px solid #e4dccd; }
+td.right { vertical-align: top; padding: 10px; }
+.nick { font-weight: bold; font-size: 14px; margin-bottom: 6px; }
+.avatar img { width: 100px; height: 100px; background: #d9cfbf; border-radius: 4px; }
+.details p, .u_fields, .u_extra, .u_contacts, .u_awards { margin: 2px 0; font-size: 11px; color: #6b655b; }
+.u_title { font-weight: bold; }
+.post_header { font-size: 11px; color: #6b655b; border-bottom: 1px solid #eee; margin-bottom: 8px; }
+.mini_buttons, .post_footer { font-size: 11px; }
+.rt { float: right; }
+.signature { margin-top: 10px; padding-top: 6px; border-top: 1px dashed #d8cfbf; font-size: 11px; color: #6b655b; }
+.signature img { display: none; }
+.quote_top, .code_top { margin-top: 6px; font-size: 11px; font-weight: bold; }
+.quote, .code { margin: 2px 0 8px; padding: 6px 8px; background: #f4efe6; border-left: 3px solid #c9bfae; }
+details.dice-roll { margin: .7em 0; padding: 4px 8px; background: #f6f1e8; border: 1px solid #e0d6c4; border-radius: 4px; }
+.dice-roll dt, .dice-roll dd { display: inline; margin: 0 .4em 0 0; }
+.dice-roll dt:after { content: ':'; }
+.dice-roll dd:not(:last-child):after { content: ' -'; }
+.dice-time { font-size: .75em; color: #6b655b; }
+.dice-low { color: indianred; } .dice-medium { color: darkorange; } .dice-high { color: seagreen; }
+.dice-highest { color: forestgreen; font-weight: bold; }
+.ad_box, .ad_wrap, [class^="ico_"] { display: none; }
+.footer { color: #6b655b; font-size: 11px; text-align: center; }
+"""
+
+BLANK_IMG = ('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1" viewBox="0 0 1 1">'
+             '<rect width="1" height="1" fill="#d9cfbf" fill-opacity="0.6"/></svg>')
+
+
+@bp.get("/demo/forum.css")
+def forum_css() -> Response:
+    _demo_info()
+    return Response(FORUM_CSS, mimetype="text/css")
+
+
+@bp.get("/demo/blank.svg")
+def blank_img() -> Response:
+    _demo_info()
+    return Response(BLANK_IMG, mimetype="image/svg+xml")
 
 
 # The userscript manager's API, shimmed for the demo page: requests go to this service (same origin), the

@@ -65,3 +65,28 @@ def test_the_demo_shows_the_readmes_numbers(tmp_path):
     assert (severities.get("error"), state["Quincy"]) == (10, (8, 48, 22, 46))  # the README's fight, with its registry
     quincy_pe = re.search(r"PE\D{0,6}22/46", md.stdout)
     assert quincy_pe, md.stdout[:500]
+
+
+def test_the_demo_page_needs_nothing_from_outside(tmp_path):
+    """The fixture page's CDN stylesheets, images and scripts are the demo's own: nothing broken by its CSP."""
+    from server.app import create_app
+    from server.demo import seed_demo
+
+    app = create_app({"database": str(tmp_path / "d.sqlite3"), "cache_dir": str(tmp_path / "c"),
+                      "refresh_after": 1e9, "demo": True})
+    try:
+        info = seed_demo(app)
+        client = app.test_client()
+        page = client.get(f"/demo?t={info['tid']}&page=1")
+        assert page.status_code == 200
+        html = page.get_data(as_text=True)
+        external = [tag for tag in re.findall(r"<(?:img|script|link)\b[^>]*>", html, re.I)
+                    if re.search(r"""\b(?:src|href)=["']?(?:https?:)?//""", tag)
+                    and not re.search(r"rel=[\"']?(?:canonical|alternate)", tag)]  # names, never fetched
+        assert external == [], external[:3]
+        assert '<link rel="stylesheet" href="/demo/forum.css">' in html
+        css, img = client.get("/demo/forum.css"), client.get("/demo/blank.svg")
+        assert (css.status_code, css.mimetype, img.status_code, img.mimetype) == (200, "text/css", 200, "image/svg+xml")
+        assert "details.dice-roll" in css.get_data(as_text=True)
+    finally:
+        app.extensions["arbitro"].close()

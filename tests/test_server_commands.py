@@ -118,6 +118,9 @@ def test_demo_page_shows_the_overlay(page, build_dir, tmp_path):
         assert "Tocca a" in page.locator("body").evaluate("b => { const hosts = [...document.querySelectorAll('[data-arbitro]')];"
                                                          " return hosts.map(h => (h.shadowRoot ? h.shadowRoot.textContent : h.textContent)).join(' '); }")
         assert audit["next"]["character"]
+        # it looks like a forum: every image drawn (none broken by the page's CSP), the forum stylesheet applied
+        assert page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0).length") == 0
+        assert page.evaluate("getComputedStyle(document.querySelector('li.post')).backgroundColor") == "rgb(255, 255, 255)"
         (build_dir / "screenshots").mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(build_dir / "screenshots" / "demo.png"))
     finally:
