@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
 from engine.history import CombatHistory, Registry
 
-from .errors import BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, ParseError, ScrapeError
+from .errors import BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, PageTooLarge, ParseError, ScrapeError
 from .fetch import Fetcher, FetchPolicy, FetchResult, charset_from_content_type
 from .links import origin, sheet_key, sheet_url
 
@@ -74,6 +74,7 @@ class CrawlResult:
     history: CombatHistory
     pages: tuple[PageRecord, ...]
     sheets: tuple[SheetRecord, ...] = ()
+    section: str | None = None  # the forum section page 1 says the thread is in (picks the ruleset)
 
     @property
     def changed_pages(self) -> tuple[int, ...]:
@@ -96,7 +97,7 @@ class CrawlResult:
 def scrape(sources: str | Sequence[str], *, platform: str = "auto", config: Any = None,
            fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
            follow_sheets: bool = True, progress: Progress | None = None, use_api: bool = False,
-           saved_at: str | datetime | None = None) -> CombatHistory:
+           saved_at: str | datetime | None = None, max_bytes: int | None = None) -> CombatHistory:
     """A thread URL, or saved pages (HTML, or ForumFree api.php JSON) of one thread → its CombatHistory.
 
     For a URL every page is fetched (conditionally, through the fetcher's cache), and each post schema's sheet
@@ -108,9 +109,15 @@ def scrape(sources: str | Sequence[str], *, platform: str = "auto", config: Any 
     `saved_at` (saved pages only) is when the pages were saved: relative dates ("Oggi", "Ieri") are read
     against it and it becomes `thread.fetched_at`. Without it each file's own save date (see `saved_page_date`)
     or else its modification time is used. `thread.pages_read` lists the pages actually read: compare it with
-    `thread.pages` (see `missing_pages`), saved pages may not be the whole thread."""
+    `thread.pages` (see `missing_pages`), saved pages may not be the whole thread.
+
+    A saved file larger than `max_bytes` (default: the fetcher's `max_bytes`, as for a fetched page) is refused
+    with PageTooLarge before it is read; a thread of more than `scraper.parse.MAX_POSTS` posts with TooManyPosts.
+    The same page given twice is read once (a note in `thread.problems`); two different pages that both say
+    they are page N are refused (see `read_saved_pages`)."""
     return crawl_thread(sources, platform=platform, config=config, fetcher=fetcher, registry_file=registry_file,
-                        follow_sheets=follow_sheets, progress=progress, use_api=use_api, saved_at=saved_at).history
+                        follow_sheets=follow_sheets, progress=progress, use_api=use_api, saved_at=saved_at,
+                        max_bytes=max_bytes).history
 
 
 def rescrape(previous: CrawlResult | CombatHistory, *, fetcher: Fetcher | None = None, platform: str | None = None,
@@ -138,7 +145,7 @@ def crawl_thread(sources: str | Sequence[str], *, platform: str = "auto", config
                  fetcher: Fetcher | None = None, registry_file: str | pathlib.Path | None = None,
                  follow_sheets: bool = True, progress: Progress | None = None,
                  previous: Mapping[str, str] | None = None, use_api: bool = False,
-                 saved_at: str | datetime | None = None) -> CrawlResult:
+                 saved_at: str | datetime | None = None, max_bytes: int | None = None) -> CrawlResult:
     """scrape() with the record of how every page and sheet was obtained (see CrawlResult).
 
     `previous` maps page URLs to the sha256 of their bytes in an earlier crawl (CrawlResult.page_hashes)."""
@@ -159,9 +166,11 @@ def crawl_thread(sources: str | Sequence[str], *, platform: str = "auto", config
     if urls and use_api:
         urls = [forumfree_api_url(urls[0])]
     if not urls:
-        fetched = _read_files(items, platform, config, saved)
+        cap = max_bytes or (fetcher.policy.max_bytes if fetcher is not None else FetchPolicy().max_bytes)
+        fetched, notes = _read_saved(_read_files(items, saved, cap), platform, config)
         # saved pages are read offline; their sheets are fetched only through a fetcher the caller gives
-        return _finish(fetched, platform, config, fetcher if follow_sheets else None, extra, progress, previous)
+        return _finish(fetched, platform, config, fetcher if follow_sheets else None, extra, progress, previous,
+                       notes)
     own = fetcher is None
     active = fetcher or Fetcher(FetchPolicy())
     try:
@@ -208,6 +217,7 @@ def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress:
     page = _parse_page(data, first.final_url, platform, config)
     platform = page.platform  # detection is done once; every page is read the same way
     fetched: dict[int, _Fetched] = {page.page: _Fetched(page.page, url, first, data, first.final_url, page)}
+    posts = _PostCount(page)
     known: dict[int, str] = {}
     dead: set[int] = set()  # offsets the forum answered with a page already read
     _learn(known, page, first.final_url)
@@ -235,6 +245,7 @@ def _crawl_url(url: str, fetcher: Fetcher, platform: str, config: Any, progress:
             # a forum that sends an offset past the end back to the last page: nothing new there
             dead.add(index)
             continue
+        posts.add(got)  # a thread past the ceiling stops here, before its next page is fetched
         fetched[index] = _Fetched(index, known[index], result, data, result.final_url, got)
         _learn(known, got, result.final_url)
         _report(progress, fetched, known, result.final_url)
@@ -273,45 +284,126 @@ def _report(progress: Progress | None, fetched: Mapping[int, _Fetched], known: M
         progress(len(fetched), max(len(fetched), len(set(known) | set(fetched))), url)
 
 
-def _read_files(paths: Sequence[str], platform: str, config: Any, saved_at: datetime | None = None) -> list[_Fetched]:
-    out: list[_Fetched] = []
-    given = platform
-    for position, raw in enumerate(paths):
+class _PostCount:
+    """The distinct posts read so far; TooManyPosts as soon as a page takes them past scraper.parse.MAX_POSTS."""
+
+    def __init__(self, first: Any = None) -> None:
+        self.ids: set[str] = set()
+        if first is not None:
+            self.add(first)
+
+    def add(self, page: Any) -> None:
+        from .parse import check_post_count
+
+        self.ids.update(p.id for p in page.posts)
+        check_post_count(len(self.ids))
+
+
+@dataclass(frozen=True)
+class SavedPage:
+    """One saved page of a thread, as a caller has it: a file's bytes, or a page sent to the service."""
+
+    data: bytes
+    name: str  # how the user knows it, for messages: the file name, "pagina 2"
+    url: str | None = None  # None: the URL the page says it came from (saved_page_url), else `fallback_url`
+    fallback_url: str = ""
+    saved_at: datetime | None = None  # None: the save date written in the page, if any
+
+
+def read_file_capped(path: pathlib.Path, max_bytes: int, name: str | None = None) -> bytes:
+    """A file's bytes, or PageTooLarge when it has more than `max_bytes` (read no further: a saved page of
+    600 MB is refused as a fetched one is, not loaded)."""
+    with path.open("rb") as fh:
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        exc = PageTooLarge(f"il file {name or path} supera il limite di {max_bytes} byte")
+        exc.reason = "file"  # type: ignore[attr-defined]  # the command line names its option
+        exc.max_bytes = max_bytes  # type: ignore[attr-defined]
+        raise exc
+    return data
+
+
+def _read_files(paths: Sequence[str], saved_at: datetime | None, max_bytes: int) -> list[SavedPage]:
+    out: list[SavedPage] = []
+    for raw in paths:
         path = pathlib.Path(raw)
         try:
-            data = path.read_bytes()
+            data = read_file_capped(path, max_bytes, raw)
             # the given time, else the date the saving tool wrote in the page, else the file's mtime
             when = saved_at or saved_page_date(data) or _mtime(path)
         except FileNotFoundError:
             raise BadSource(f"file non trovato: {raw}") from None
+        except IsADirectoryError:
+            raise BadSource(f"{raw} è una cartella, non una pagina salvata") from None
         except OSError as exc:
             raise BadSource(f"impossibile leggere {raw}: {exc.strerror or exc}") from None
-        # the page's own URL, when the saved file says it, tells the page number and the forum host
-        url = saved_page_url(data) or path.resolve().as_uri()
+        out.append(SavedPage(data, raw, fallback_url=path.resolve().as_uri(), saved_at=when))
+    return out
+
+
+def read_saved_pages(pages: Sequence[SavedPage], *, platform: str = "auto", config: Any = None,
+                     fetcher: Fetcher | None = None, progress: Progress | None = None) -> CrawlResult:
+    """Saved pages of one thread (files, or pages sent to the service) → CrawlResult: the one reading of saved
+    pages, for `arbitro scrape`/`audit` and `POST /api/v1/audits {pages}` alike. Sheets are followed only through
+    a `fetcher`. Pages of another thread, forum or platform are refused (BadSource)."""
+    if not pages:
+        raise BadSource("nessuna pagina da leggere")
+    fetched, notes = _read_saved(pages, platform, config)
+    return _finish(fetched, platform, config, fetcher, None, progress, None, notes)
+
+
+def _read_saved(pages: Sequence[SavedPage], platform: str, config: Any) -> tuple[list[_Fetched], tuple[str, ...]]:
+    """The pages parsed and put in thread order, with the notes on what was given twice.
+
+    The same page given twice (the same bytes) is read once, with a note. Two different pages that both say
+    they are page N (their pagination says so) are refused: which of the two is the thread is not ours to guess.
+    Pages that do not say which they are (no pagination) keep the order given."""
+    out: list[_Fetched] = []
+    names: list[str] = []  # the name each page in `out` was given under
+    given = platform
+    seen: dict[bytes, int] = {}  # page bytes → position in `out`
+    repeats: dict[int, list[str]] = {}  # position in `out` → the other names it was given under
+    posts = _PostCount()
+    for item in pages:
+        if item.data in seen:
+            repeats.setdefault(seen[item.data], []).append(item.name)
+            continue
+        url = item.url or saved_page_url(item.data) or item.fallback_url
         try:
-            page = _parse_page(data, url, platform, config, when)
+            page = _parse_page(item.data, url, platform, config, item.saved_at)
         except NotAThread:
             if not out or given != "auto":
                 raise
-            _refuse_other_platform(data, url, config, when, raw, out[0], paths[0])
+            _refuse_other_platform(item.data, url, config, item.saved_at, item.name, out[0], names[0])
             raise
         if out:
-            _refuse_other_thread(page, raw, out[0].page, paths[0])
+            _refuse_other_thread(page, item.name, out[0].page, names[0])
+        posts.add(page)
         platform = page.platform if platform == "auto" else platform
-        out.append(_Fetched(page.page, url, None, data, url, page, when))
-    indexes = [f.index for f in out]
-    if len(set(indexes)) == len(indexes):
+        seen[item.data] = len(out)
+        out.append(_Fetched(page.page, url, None, item.data, url, page, item.saved_at))
+        names.append(item.name)
+    notes = tuple(f"pagina {out[i].index}: data {1 + len(again)} volte ({', '.join([names[i], *again])}), "
+                  f"letta una volta" for i, again in sorted(repeats.items()))
+    by_index: dict[int, list[int]] = {}
+    for i, f in enumerate(out):
+        by_index.setdefault(f.index, []).append(i)
+    if all(len(group) == 1 for group in by_index.values()):
         out.sort(key=lambda f: f.index)  # saved pages may come in any order (page10 before page2)
-        return out
-    contents: dict[bytes, str] = {}
-    for f, raw in zip(out, paths):
-        if f.content in contents:
-            raise BadSource(f"due file sono la stessa pagina della discussione: {contents[f.content]}, {raw}")
-        contents[f.content] = raw
+        return out, notes
+    for index, group in sorted(by_index.items()):
+        if len(group) > 1 and any(_says_its_number(out[i].page) for i in group):
+            raise BadSource(f"due pagine diverse dicono di essere la pagina {index} della discussione: "
+                            f"{names[group[0]]}, {names[group[1]]}")
     # the pages do not say which they are: the order given is the thread's order
     for position, f in enumerate(out, start=1):
         f.index = position
-    return out
+    return out, notes
+
+
+def _says_its_number(page: Any) -> bool:
+    """Whether a page says which page of its thread it is (a page list, a page count, an offset past the first)."""
+    return bool(page.page_count is not None or page.page_urls or page.page > 1)
 
 
 def _refuse_other_thread(page: Any, raw: str, first: Any, first_raw: str) -> None:
@@ -373,7 +465,7 @@ def saved_page_url(data: bytes) -> str | None:
 # --- history, sheets, registry --------------------------------------------------------------------------
 
 def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetcher | None, extra: Registry | None,
-            progress: Progress | None, previous: Mapping[str, str] | None) -> CrawlResult:
+            progress: Progress | None, previous: Mapping[str, str] | None, notes: tuple[str, ...] = ()) -> CrawlResult:
     from .parse import history_from_pages
 
     saved = [f.saved_at for f in fetched if f.saved_at is not None]
@@ -389,9 +481,10 @@ def _finish(fetched: list[_Fetched], platform: str, config: Any, fetcher: Fetche
     # get the characters of the sheets they link: no page is parsed twice
     history = history_from_pages([f.page for f in fetched], config=config, fetched_at=fetched_at, registry=registry)
     read = tuple(sorted({f.index for f in fetched}))
-    history = replace(history, thread=replace(history.thread, pages_read=read))
+    history = replace(history, thread=replace(history.thread, pages_read=read,
+                                              problems=history.thread.problems + notes))
     records = tuple(_page_record(f, previous) for f in fetched)
-    return CrawlResult(history=history, pages=records, sheets=sheets)
+    return CrawlResult(history=history, pages=records, sheets=sheets, section=fetched[0].page.section)
 
 
 def _mtime(path: pathlib.Path) -> datetime | None:
@@ -632,7 +725,8 @@ def history_warnings(history: CombatHistory) -> list[str]:
     return out
 
 
-__all__ = ["BadSource", "BadSavedAt", "CrawlResult", "PageRecord", "SheetRecord", "crawl_thread", "rescrape", "scrape",
+__all__ = ["BadSource", "BadSavedAt", "CrawlResult", "PageRecord", "SheetRecord", "SavedPage", "crawl_thread", "rescrape",
+           "scrape", "read_saved_pages", "read_file_capped",
            "saved_page_url", "saved_page_date", "parse_saved_at", "missing_pages", "missing_pages_warning",
            "history_warnings",
            "forumfree_api_url", "MAX_PAGES"]

@@ -29,6 +29,13 @@ class TooManyPages(NotAThread):
     default_message = "la paginazione indica troppe pagine: non sembra una discussione"
 
 
+class TooManyPosts(NotAThread):
+    """More posts than any fight has (scraper.parse.MAX_POSTS): refused before the replay, which keeps a state per post."""
+
+    code = "too_many_posts"
+    default_message = "troppi messaggi: non sembra un combattimento"
+
+
 class UnsupportedPlatform(ScrapeError):
     code = "unsupported_platform"
     default_message = "piattaforma del forum non supportata"
@@ -105,6 +112,6 @@ class RegistryFileError(ParseError):
 
 
 __all__ = [
-    "ScrapeError", "HostNotAllowed", "NotAThread", "TooManyPages", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
+    "ScrapeError", "HostNotAllowed", "NotAThread", "TooManyPages", "TooManyPosts", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
     "FetchTimeout", "BlockedByRobots", "ParseError", "PageTooDeep", "DiceExpressionError", "SchemaError", "RegistryFileError",
 ]

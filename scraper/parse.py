@@ -13,7 +13,7 @@ from lxml import etree
 from engine.fastdata import evolve
 from engine.gcpause import collector_paused
 from engine.history import CombatHistory, Post, Registry, Thread
-from scraper.errors import NotAThread, ParseError, ScrapeError
+from scraper.errors import NotAThread, ParseError, ScrapeError, TooManyPosts
 from scraper.fetch import decode_text, detect_encoding  # the one decoder of page bytes (docs/fetching.md)
 from scraper.links import sheet_link_key
 from scraper.platforms.base import Page, detect_platform, host_of, html_parser, read_html
@@ -26,6 +26,16 @@ ConfigArg = ForumConfig | ForumConfigSet | Mapping[str, Any] | str | None
 # collect_ids=False: nothing looks elements up by id through libxml2's hash, and filling it costs ~10%.
 # huge_tree: nesting up to 2048 levels (read_html refuses a page nested deeper rather than losing its end).
 _UTF8_PARSER = html_parser(collect_ids=False)
+
+# The most posts one thread may have (docs/service.md "Limits"): ten times the longest fight benchmarked (1,000
+# posts); the replay keeps a state per post, so a page of 100,000 made-up posts is refused, not replayed.
+MAX_POSTS = 10_000
+
+
+def check_post_count(count: int) -> None:
+    """TooManyPosts when `count` is beyond MAX_POSTS."""
+    if count > MAX_POSTS:
+        raise TooManyPosts(f"la discussione ha {count} messaggi (al massimo {MAX_POSTS}): non sembra un combattimento")
 
 
 def decode_html(data: bytes, *, charset: str | None = None) -> tuple[str | None, str, bool]:
@@ -113,6 +123,7 @@ def _parse_page(data: bytes, url: str, *, platform: str, config: ConfigArg, fetc
             doc = parse_document(data, charset=charset)
             adapter = detect_platform(doc, url, forced)
             page = adapter.parse(doc, url, cfg, now=now)
+        check_post_count(len(page.posts))
         posts = pair_gm_posts(page.posts, cfg)
         return evolve(page, posts=posts, fetched_at=now.astimezone(timezone.utc).isoformat() if now else None)
     except ScrapeError:
@@ -145,6 +156,7 @@ def history_from_pages(parsed: Sequence[Page], *, config: ConfigArg = None, fetc
     for page in parsed:
         for post in page.posts:
             by_id[post.id] = post  # dicts keep the first insertion position
+    check_post_count(len(by_id))
     first = parsed[0]
     cfg = resolve_config(config, first.host)
     posts = pair_gm_posts(tuple(by_id.values()), cfg)
@@ -198,4 +210,5 @@ def assign_characters(posts: Iterable[Post], registry: Registry | None = None) -
     return tuple(out)
 
 
-__all__ = ["parse_page", "parse_pages", "history_from_pages", "parse_document", "decode_html", "assign_characters"]
+__all__ = ["parse_page", "parse_pages", "history_from_pages", "parse_document", "decode_html", "assign_characters",
+           "MAX_POSTS", "check_post_count"]

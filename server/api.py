@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
-from .errors import BadRequest, NotFound, TooLarge, Unprocessable
+from .errors import BadRequest, NotFound, ServiceError, TooLarge, Unprocessable
 from .refresh import registry_from_request, run_replay
 from .security import check_forum_url, client_key
 from .storage import ThreadRecord, dumps
@@ -32,13 +33,47 @@ def _json(body: str | bytes, status: int = 200, headers: dict[str, str] | None =
     return resp
 
 
+class UnsupportedMediaType(ServiceError):
+    status = 415
+    code = "unsupported_media_type"
+    default_message = "il corpo della richiesta deve essere JSON in UTF-8 (Content-Type: application/json)"
+
+
 def _body() -> dict[str, Any]:
-    if request.content_length is not None and request.content_length > current_app.config["MAX_CONTENT_LENGTH"]:
-        raise TooLarge(details={"max_bytes": current_app.config["MAX_CONTENT_LENGTH"]})
-    data = request.get_json(silent=True, force=True)
+    """The request's JSON object: refused before parsing when too large (413), not `application/json` (415) or
+    nested deeper than `untrusted.MAX_DEPTH` (400 too_deep); 400 when not JSON or holding a lone surrogate."""
+    from .untrusted import Refused, loads
+
+    cap = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length is not None and request.content_length > cap:
+        raise TooLarge(details={"max_bytes": cap})
+    charset = (request.mimetype_params.get("charset") or "utf-8").lower()
+    if request.mimetype != "application/json" or charset not in ("utf-8", "utf8"):
+        raise UnsupportedMediaType(details={"expected": "application/json",
+                                            "found": request.headers.get("Content-Type") or None})
+    try:
+        raw = request.get_data(cache=True)  # a chunked body is cut at the cap (werkzeug raises 413 past it)
+    except RequestEntityTooLarge:
+        raise TooLarge(details={"max_bytes": cap}) from None
+    try:
+        data = loads(raw)
+    except Refused as exc:
+        raise BadRequest(exc.message, code=exc.code, details=exc.details) from None
     if not isinstance(data, dict):
         raise BadRequest("il corpo della richiesta deve essere un oggetto JSON", code="bad_json")
     return data
+
+
+def _registry(value: Any) -> Any:
+    """The request's registry, checked (a TOML text nested too deep is refused before it is parsed)."""
+    from .untrusted import Refused, check_depth
+
+    if isinstance(value, str):
+        try:
+            check_depth(value)
+        except Refused as exc:
+            raise BadRequest(exc.message, code=exc.code, details={**exc.details, "field": "registry"}) from None
+    return registry_from_request(value)
 
 
 def _explicit_ruleset(value: Any) -> str | None:
@@ -89,7 +124,7 @@ def create_audit() -> Response:
     explicit = _explicit_ruleset(body.get("ruleset"))
     settings = _settings(body.get("settings"))
     registry_raw = body.get("registry")
-    registry = registry_from_request(registry_raw)  # validated before spending the client's quota
+    registry = _registry(registry_raw)  # validated before spending the client's quota
     svc.limiter.hit(client_key(request, svc.cfg["trust_proxy"]))
 
     if "url" in body:
@@ -101,6 +136,7 @@ def create_audit() -> Response:
             raise BadRequest("history deve essere un documento arbitro.history/1", code="bad_history",
                              details={"field": "history"})
         history: Any = body["history"]
+        _check_posts(history.get("posts"))
         thread = history.get("thread") if isinstance(history.get("thread"), dict) else {}
         url, host = thread.get("url"), thread.get("host")
         ruleset = explicit or _ruleset_for_thread(url if isinstance(url, str) else None,
@@ -112,12 +148,28 @@ def create_audit() -> Response:
     return _json(dumps(audit.to_dict()), headers={"X-Arbitro-Source": "request", "X-Arbitro-Ruleset": ruleset})
 
 
+def _check_posts(posts: Any) -> None:
+    """A history document's posts within the ceiling (scraper.parse.MAX_POSTS), as for pages read by the scraper."""
+    from scraper.errors import ScrapeError
+    from scraper.parse import check_post_count
+
+    from .errors import from_scrape_error
+
+    if isinstance(posts, list):
+        try:
+            check_post_count(len(posts))
+        except ScrapeError as exc:
+            raise from_scrape_error(exc) from None
+
+
 def _parse_pages(pages: Any, platform: Any, *, want_section: bool = False) -> tuple[Any, str | None]:
-    """The pages → a history (read with the forum config), and the section id of page 1 when the forum
-    config maps sections of that forum to rulesets and `want_section`."""
-    from scraper.crawl import saved_page_url
+    """The pages → a history, read as `arbitro scrape` reads saved files (scraper.crawl.read_saved_pages: same
+    checks, same order, the same page given twice read once), with the forum config; and the section id of page
+    1 when the forum config maps sections of that forum to rulesets and `want_section`."""
+    from scraper.crawl import SavedPage, read_saved_pages
     from scraper.errors import ScrapeError
 
+    from .config import forum_has_sections
     from .errors import from_scrape_error
 
     cfg = services().cfg
@@ -130,46 +182,29 @@ def _parse_pages(pages: Any, platform: Any, *, want_section: bool = False) -> tu
     if platform not in PLATFORMS:
         raise BadRequest("piattaforma sconosciuta", code="bad_platform",
                          details={"field": "platform", "known": list(PLATFORMS)})
-    items: list[tuple[bytes, str]] = []
+    items: list[SavedPage] = []
     for i, page in enumerate(pages):
         if isinstance(page, str):
-            # the page's own URL when it says it (canonical link, og:url): the forum's host picks its config
-            html, url = page, saved_page_url(page[:65536].encode("utf-8")) or f"http://localhost/pagina-{i + 1}"
+            html, url = page, None  # the page's own URL when it says it (canonical link, og:url)
         elif isinstance(page, dict) and isinstance(page.get("html"), str):
-            html, url = page["html"], page.get("url") or f"http://localhost/pagina-{i + 1}"
-            if not isinstance(url, str):
+            html, url = page["html"], page.get("url")
+            if url is not None and not isinstance(url, str):
                 raise BadRequest("url di una pagina deve essere una stringa", code="bad_pages",
                                  details={"field": f"pages[{i}].url"})
         else:
             raise BadRequest("ogni pagina è un testo HTML o un oggetto {html, url}", code="bad_pages",
                              details={"field": f"pages[{i}]"})
         # a BOM makes the parser read UTF-8 whatever charset the page's own <meta> declares
-        items.append((b"\xef\xbb\xbf" + html.encode("utf-8"), url))
+        items.append(SavedPage(b"\xef\xbb\xbf" + html.encode("utf-8"), f"pages[{i}]", url=url or None,
+                               fallback_url=f"http://localhost/pagina-{i + 1}"))
     forums = services().refresher.forums
     try:
-        import dataclasses
-
-        from scraper import parse_pages
-        from scraper.crawl import saved_page_date
-
-        # "Oggi"/"Ieri" read against the save time a saving tool wrote into the page, when there is one
-        saved = [d for d in (saved_page_date(data[:65536]) for data, _ in items) if d is not None]
-        history = parse_pages(items, platform=platform, config=forums,
-                              fetched_at=max(saved).isoformat() if saved else None)
-        # which pages these are, so a reader can tell a partial thread from a whole one
-        read = tuple(sorted({p.page for p in history.posts}))
-        history = dataclasses.replace(history, thread=dataclasses.replace(history.thread, pages_read=read))
-        section = None
-        if want_section:
-            from scraper.parse import parse_page
-
-            from .config import forum_has_sections
-
-            if forum_has_sections(forums, history.thread.host):
-                section = parse_page(items[0][0], items[0][1], platform=platform, config=forums).section
-        return history, section
+        result = read_saved_pages(items, platform=platform, config=forums)
     except ScrapeError as exc:
         raise from_scrape_error(exc) from None
+    history = result.history
+    section = result.section if want_section and forum_has_sections(forums, history.thread.host) else None
+    return history, section
 
 
 def _audit_url(url: str, ruleset: str, settings: dict[str, Any], registry: Any) -> Response:

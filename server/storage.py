@@ -27,6 +27,15 @@ class SchemaTooNew(StorageError):
     """The database was written by a newer Arbitro (its schema version is above ours)."""
 
 
+# SQLite's INTEGER is 64-bit signed: a larger id is no row of ours (and sqlite3 raises OverflowError binding it)
+MAX_ID = 2**63 - 1
+
+
+def valid_id(thread_id: Any) -> bool:
+    """Whether `thread_id` can be a row id at all (an int in 1..MAX_ID)."""
+    return isinstance(thread_id, int) and not isinstance(thread_id, bool) and 0 < thread_id <= MAX_ID
+
+
 def utcnow() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -322,6 +331,8 @@ class SQLiteStorage(Storage):
         return _thread(row) if row else None
 
     def get_thread(self, thread_id: int) -> ThreadRecord:
+        if not valid_id(thread_id):
+            raise ThreadNotFound(thread_id)
         row = self._conn().execute("SELECT * FROM threads WHERE id=?", (thread_id,)).fetchone()
         if row is None:
             raise ThreadNotFound(thread_id)
@@ -398,6 +409,8 @@ class SQLiteStorage(Storage):
     # --- reads ----------------------------------------------------------------------------
 
     def audit(self, thread_id: int) -> StoredAudit | None:
+        if not valid_id(thread_id):
+            return None
         row = self._conn().execute(
             "SELECT a.id, a.thread_id, a.ruleset, a.body, a.replayed, a.created_at FROM threads t "
             "JOIN audits a ON a.id = t.audit_id WHERE t.id=?", (thread_id,)).fetchone()
@@ -407,17 +420,23 @@ class SQLiteStorage(Storage):
                            replayed=row["replayed"], created_at=row["created_at"])
 
     def history(self, thread_id: int) -> dict[str, Any] | None:
+        if not valid_id(thread_id):
+            return None
         row = self._conn().execute(
             "SELECT h.body FROM threads t JOIN histories h ON h.id = t.history_id WHERE t.id=?", (thread_id,)).fetchone()
         return json.loads(row["body"]) if row else None
 
     def pages(self, thread_id: int) -> list[PageRecord]:
+        if not valid_id(thread_id):
+            return []
         rows = self._conn().execute("SELECT * FROM pages WHERE thread_id=? ORDER BY page, url", (thread_id,)).fetchall()
         return [PageRecord(url=r["url"], page=r["page"], status=r["status"], etag=r["etag"],
                            last_modified=r["last_modified"], content_hash=r["content_hash"],
                            not_modified=bool(r["not_modified"]), fetched_at=r["fetched_at"]) for r in rows]
 
     def fetch_log(self, thread_id: int, limit: int = 100) -> list[FetchLogEntry]:
+        if not valid_id(thread_id):
+            return []
         rows = self._conn().execute(
             "SELECT * FROM fetch_log WHERE thread_id=? ORDER BY id DESC LIMIT ?", (thread_id, limit)).fetchall()
         return [FetchLogEntry(url=r["url"], status=r["status"], not_modified=bool(r["not_modified"]),

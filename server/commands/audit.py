@@ -12,6 +12,7 @@ EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_FETCH = 3
 DEFAULT_RULESET = "guida"
+HISTORY_BYTES_FACTOR = 10  # a history JSON file may be this many times --max-bytes (~3 KB a post, 10,000 posts)
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -43,10 +44,19 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="pagine salvate: quando sono state salvate (ISO 8601); \"Oggi\"/\"Ieri\" si leggono rispetto "
                         "a questa data. Default: la data scritta nella pagina, altrimenti la data di modifica del file")
     p.add_argument("--cache-dir", metavar="DIR", help="cartella della cache HTTP (default: nessuna cache)")
+    p.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
+                   help="pagina più grande letta, scaricata o salvata (byte; default 5242880, come il download); "
+                        "una cronologia JSON può essere 10 volte tanto")
     p.add_argument("--no-color", action="store_true", help="niente colori anche su un terminale")
     p.add_argument("-o", "--output", metavar="FILE", help="scrive il risultato in FILE")
     p.set_defaults(func=run)
     return p
+
+
+def _positive_int(text: str) -> int:
+    from .scrape import _positive_int as positive
+
+    return positive(text)
 
 
 class _BadInput(Exception):
@@ -91,9 +101,14 @@ def _forum_configs(args: argparse.Namespace) -> Any:
         return None
     from scraper.platforms.config import load_config
 
+    from server.untrusted import check_toml_file
+
+    from .scrape import max_bytes
+
     path = pathlib.Path(args.forum_config)
     if not path.exists():
         raise _BadInput("not_found", f"file non trovato: {path}")
+    check_toml_file(path, "--forum-config", max_bytes(args))
     return load_config(path)
 
 
@@ -120,21 +135,21 @@ def pick_ruleset(args: argparse.Namespace, history: Any, forums: Any, first_page
 def load_history(args: argparse.Namespace, forums: Any = None) -> tuple[Any, tuple[bytes, str] | None]:
     """A history JSON file, or the pages / URL through the scraper; with the first page read (bytes, URL)."""
     from engine.history import CombatHistory, HistoryFormatError
+    from scraper.crawl import read_file_capped
 
+    from .scrape import max_bytes
+
+    cap = max_bytes(args)
     if len(args.sources) == 1 and "://" not in args.sources[0]:
         path = pathlib.Path(args.sources[0])
         if not path.exists():
             raise _BadInput("not_found", f"file non trovato: {path}")
-        head = path.read_bytes()[:4096].lstrip()
-        if head.startswith(b"{") and b"arbitro.history/1" in path.read_bytes():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise _BadInput("bad_json", f"{path}: JSON non valido ({exc})") from None
-            try:
-                return CombatHistory.from_dict(data), None
-            except HistoryFormatError as exc:
-                raise _BadInput("bad_history", f"{path}: {exc}") from None
+        with path.open("rb") as fh:
+            head = fh.read(4096).lstrip()
+        if head.startswith(b"{"):
+            raw = read_file_capped(path, cap * HISTORY_BYTES_FACTOR, str(path))
+            if b"arbitro.history/1" in raw:
+                return _history_file(path, raw), None
     from scraper.crawl import scrape
     from scraper.fetch import Fetcher, FetchPolicy
 
@@ -143,22 +158,47 @@ def load_history(args: argparse.Namespace, forums: Any = None) -> tuple[Any, tup
         missing = [s for s in args.sources if not pathlib.Path(s).exists()]
         if missing:
             raise _BadInput("not_found", "file non trovato: " + ", ".join(missing))
-    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=args.cache_dir).with_hosts(*args.allow_host)
+    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=args.cache_dir,
+                         max_bytes=cap).with_hosts(*args.allow_host)
     with Fetcher(policy) as fetcher:
         keep = _FirstPage(fetcher)
         history = scrape(args.sources, platform=args.platform, fetcher=keep if is_url else None, config=forums,
                          registry_file=None, follow_sheets=is_url and not args.no_sheets,
-                         saved_at=None if is_url else args.saved_at)
+                         saved_at=None if is_url else args.saved_at, max_bytes=cap)
     if is_url:
         first = (keep.first.content, keep.first.final_url) if keep.first is not None else None
     else:
-        first = (pathlib.Path(args.sources[0]).read_bytes(), history.thread.url)
+        first = (read_file_capped(pathlib.Path(args.sources[0]), cap), history.thread.url)
     return history, first
+
+
+def _history_file(path: pathlib.Path, raw: bytes) -> Any:
+    """An arbitro.history/1 file → CombatHistory, read as the service reads a `history` body: nesting depth
+    checked before parsing, no lone surrogate, at most scraper.parse.MAX_POSTS posts."""
+    from engine.history import CombatHistory, HistoryFormatError
+    from scraper.parse import check_post_count
+
+    from server.untrusted import Refused, loads
+
+    try:
+        data = loads(raw)
+    except Refused as exc:
+        raise _BadInput(exc.code, f"{path}: {exc.message}") from None
+    if isinstance(data, dict) and isinstance(data.get("posts"), list):
+        check_post_count(len(data["posts"]))
+    try:
+        return CombatHistory.from_dict(data)
+    except HistoryFormatError as exc:
+        raise _BadInput("bad_history", f"{path}: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
     from engine.core import EngineError, replay
     from engine.report import render_markdown, render_text
+
+    from server.untrusted import Refused
+
+    from .scrape import too_large_message
 
     try:
         from scraper.errors import BlockedByRobots, FetchFailed, PageTooLarge, ScrapeError
@@ -176,6 +216,11 @@ def run(args: argparse.Namespace) -> int:
         registry = None
         if args.registry:
             from scraper.registry_file import load_registry
+            from server.untrusted import check_toml_file
+
+            from .scrape import max_bytes
+
+            check_toml_file(args.registry, "--registry", max_bytes(args))
             registry = load_registry(args.registry)
         audit = replay(history, args.ruleset, registry, settings=settings)
         if args.character:
@@ -200,11 +245,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
             sys.stdout.flush()
-    except _BadInput as exc:
+    except (_BadInput, Refused) as exc:
         return _fail(exc.code, exc.message, EXIT_BAD_INPUT)
     except EngineError as exc:
         return _fail("engine", str(exc), EXIT_BAD_INPUT)
-    except (FetchFailed, PageTooLarge, BlockedByRobots) as exc:  # type: ignore[misc]
+    except PageTooLarge as exc:  # type: ignore[misc]
+        status = EXIT_BAD_INPUT if getattr(exc, "reason", None) == "file" else EXIT_FETCH
+        return _fail(exc.code, too_large_message(exc), status)
+    except (FetchFailed, BlockedByRobots) as exc:  # type: ignore[misc]
         return _fail(exc.code, exc.message, EXIT_FETCH)
     except ScrapeError as exc:  # type: ignore[misc]
         return _fail(exc.code, str(exc), EXIT_BAD_INPUT)

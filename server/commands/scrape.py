@@ -38,16 +38,41 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="pagine salvate: quando sono state salvate (ISO 8601, es. 2026-11-09T12:00+01:00); "
                         "\"Oggi\"/\"Ieri\" si leggono rispetto a questa data. Default: la data scritta nella "
                         "pagina dallo strumento di salvataggio, altrimenti la data di modifica del file")
+    p.add_argument("--max-bytes", type=_positive_int, default=None, metavar="N",
+                   help="pagina più grande letta, scaricata o salvata (byte; default 5242880, come il download)")
     p.add_argument("--api", action="store_true",
                    help="ForumFree/ForumCommunity: legge la discussione da api.php (JSON) invece che dall'HTML")
     p.set_defaults(func=run)
     return p
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"serve un numero intero positivo di byte: {text!r}")
+    return value
+
+
+def max_bytes(args: argparse.Namespace) -> int:
+    """`--max-bytes`, else the fetcher's cap: saved files get the same cap as fetched pages."""
+    from scraper.fetch import FetchPolicy
+
+    return getattr(args, "max_bytes", None) or FetchPolicy().max_bytes
+
+
+def too_large_message(exc: Exception) -> str:
+    """PageTooLarge as the command line says it: a saved file's cap is lifted by --max-bytes."""
+    return str(exc) + ("; --max-bytes N lo alza" if getattr(exc, "reason", None) == "file" else "")
+
+
 def run(args: argparse.Namespace) -> int:
     from scraper.errors import BlockedByRobots, FetchFailed, PageTooLarge, ScrapeError
 
     from scraper.crawl import history_warnings
+    from server.untrusted import Refused
 
     bar = _ProgressBar(sys.stderr) if _is_tty(sys.stderr) else None
     try:
@@ -59,10 +84,15 @@ def run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.buffer.write(text.encode("utf-8"))
             sys.stdout.flush()
-    except (FetchFailed, PageTooLarge, BlockedByRobots) as exc:
+    except PageTooLarge as exc:
+        status = EXIT_BAD_INPUT if getattr(exc, "reason", None) == "file" else EXIT_FETCH
+        return _fail(bar, exc.code, too_large_message(exc), status)
+    except (FetchFailed, BlockedByRobots) as exc:
         return _fail(bar, exc.code, exc.message, EXIT_FETCH)
     except ScrapeError as exc:
         return _fail(bar, exc.code, refusal_message(exc), EXIT_BAD_INPUT)
+    except Refused as exc:  # a --registry/--forum-config file too large or nested too deep
+        return _fail(bar, exc.code, exc.message, EXIT_BAD_INPUT)
     except OSError as exc:  # the output file
         return _fail(bar, "output", f"impossibile scrivere {args.output}: {exc.strerror or exc}", EXIT_BAD_INPUT)
     except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)
@@ -80,18 +110,25 @@ def _scrape(args: argparse.Namespace, bar: _ProgressBar | None) -> Any:
     from scraper.crawl import scrape
     from scraper.fetch import Fetcher, FetchPolicy
 
+    from server.untrusted import check_toml_file
+
+    cap = max_bytes(args)
     config = None
     if args.config:
         from scraper.platforms.config import load_config
+        check_toml_file(args.config, "--forum-config", cap)
         config = load_config(pathlib.Path(args.config))
-    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=None if args.no_cache else args.cache_dir)
+    if args.registry:
+        check_toml_file(args.registry, "--registry", cap)
+    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=None if args.no_cache else args.cache_dir,
+                         max_bytes=cap)
     policy = policy.with_hosts(*args.allow_host)
     with Fetcher(policy) as fetcher:
         is_url = any("://" in s for s in args.sources)
         return scrape(args.sources, platform=args.platform, config=config, fetcher=fetcher if is_url else None,
                       registry_file=args.registry, follow_sheets=not args.no_sheets,
                       progress=bar.update if bar else None, use_api=args.api and is_url,
-                      saved_at=getattr(args, "saved_at", None))
+                      saved_at=getattr(args, "saved_at", None), max_bytes=cap)
 
 
 def refusal_message(exc: Exception) -> str:

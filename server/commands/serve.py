@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import signal
 import sys
@@ -35,18 +36,66 @@ def build_app(config_file: str | None, overrides: dict[str, Any] | None = None) 
         return None
 
 
-def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: str | None = None,
-                  any_port_if_busy: bool = False) -> int:
+# What waitress refuses itself, before the app sees the request, in the service's JSON error format
+_WAITRESS_ERRORS = {
+    400: ("bad_request", "richiesta HTTP non valida"),
+    413: ("too_large", "richiesta troppo grande"),
+    431: ("headers_too_large", "intestazioni della richiesta troppo grandi"),
+    501: ("not_implemented", "codifica della richiesta non supportata"),
+}
+
+
+def _json_error_channel() -> type:
+    """waitress's HTTP channel whose own error answers (body over the cap, malformed chunks, huge headers) are
+    `{"error": {"code", "message", "details"}}` like every other error, not waitress's text page."""
+    from waitress.channel import HTTPChannel
+    from waitress.task import ErrorTask
+
+    from server.errors import ServiceError
+
+    class JsonErrorTask(ErrorTask):
+        def execute(self) -> None:
+            error = self.request.error
+            status = int(getattr(error, "code", 500))
+            code, message = _WAITRESS_ERRORS.get(status, ("internal", "errore interno del servizio"))
+            details = {"max_bytes": self.channel.adj.max_request_body_size - 1} if status == 413 else {}
+            body = json.dumps(ServiceError(message, code=code, details=details).to_dict(), ensure_ascii=False,
+                              separators=(",", ":")).encode("utf-8")
+            self.status = f"{status} {error.reason}"
+            self.response_headers.append(("Content-Type", "application/json"))
+            self.set_close_on_finish()
+            self.content_length = len(body)
+            self.write(body)
+
+    class JsonErrorChannel(HTTPChannel):
+        error_task_class = JsonErrorTask
+
+    return JsonErrorChannel
+
+
+def make_server(app: Any, host: str, port: int, threads: int = 8) -> Any:
+    """The waitress server of `app`. Its body cap is the service's `max_body_bytes` (waitress's own default is
+    1 GB, all of it buffered before the app is asked), and what it refuses is answered in the JSON format."""
     from waitress.server import create_server
 
+    cap = int(app.config["MAX_CONTENT_LENGTH"])
+    # +1: waitress refuses a body of exactly its limit, the app accepts exactly max_body_bytes
+    server = create_server(app, host=host, port=port, threads=threads, ident="Arbitro",
+                           max_request_body_size=cap + 1)
+    server.channel_class = _json_error_channel()
+    return server
+
+
+def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: str | None = None,
+                  any_port_if_busy: bool = False) -> int:
     try:
-        server = create_server(app, host=host, port=port, threads=threads, ident="Arbitro")
+        server = make_server(app, host, port, threads)
     except OSError as exc:
         if not any_port_if_busy:
             print(f"arbitro: impossibile ascoltare su {host}:{port}: {exc.strerror}", file=sys.stderr)
             app.extensions["arbitro"].close()
             return 3
-        server = create_server(app, host=host, port=0, threads=threads, ident="Arbitro")
+        server = make_server(app, host, 0, threads)
     url = f"http://{host if ':' not in host else '[' + host + ']'}:{server.effective_port}"
 
     def _terminate(signum: int, frame: Any) -> None:
