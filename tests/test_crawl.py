@@ -290,10 +290,13 @@ def test_bad_sources_are_named(sources, match):
 
 
 @pytest.mark.parametrize("name", ["forumfree/topic_62345678_st0.html", "forumotion/phpbb3/t87p0.html"])
-def test_two_files_of_the_same_page_are_refused(fixtures_dir, name):
+def test_the_same_page_twice_is_read_once_and_said(fixtures_dir, name):
+    """The same saved page given twice is read once, as the API reads `pages` (one behaviour, issue #15), and the
+    history says so."""
     page = str(fixtures_dir / name)
-    with pytest.raises(BadSource, match="stessa pagina"):
-        scrape([page, page])
+    twice, once = scrape([page, page]), scrape([page])
+    assert twice.posts == once.posts
+    assert twice.thread.problems == (f"pagina 1: data 2 volte ({page}, {page}), letta una volta",)
 
 
 def test_missing_registry_file_is_named(fixtures_dir, tmp_path):
