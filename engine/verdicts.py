@@ -56,6 +56,9 @@ CODE_SEVERITY: dict[str, Severity] = {
     "damage.missing_calc": "warning",
     "damage.no_hit": "error",
     "stacks.over_limit": "error",
+    "stacks.undue": "error",  # a condition the Calcolo reports that no rule gives the hit (the state ignores it)
+    "damage.missing_condition": "warning",  # a condition the hit gave that the Calcolo does not report
+    "dice.distance_on_cure": "warning",  # a Fattore Distanza on a Cura while the forum has not set `distanza_cura`
     "ruling.needed": "info",
     "ruling.applied": "info",
     "engine.internal_error": "warning",

@@ -199,7 +199,14 @@ DAMAGE_EXAMPLES = {
     "Danno Aggiuntivo = Danno / 2": ("test_guida_rules_extra.py::test_danno_aggiuntivo_is_half_the_damage", {5, 10}),
     "Danno Ambientale": ("test_guida_damage.py::test_danno_ambientale_uses_its_own_formula", {1, 10}),
     "Moltiplicatori": ("test_guida_rules_extra.py::test_multipliers_apply_once_and_round_down", set()),
-    "Cura Principale": ("test_guida_rules_extra.py::test_cura_principale_goes_in_the_registro_of_the_target", set()),
+    "Cura Principale = ": ("test_guida_conditions_cures.py::test_a_wrong_cura_is_flagged_and_the_registro_asks_for_the_right_amount",
+                        {4, 7}),
+    "Armatura che blocca i Danni Puri blocca": (
+        "test_guida_conditions_cures.py::test_an_armatura_that_blocks_danni_puri_halves_its_potenziale_off_the_cura", {3, 4}),
+    "Rigenerazione per categoria": (
+        "test_guida_conditions_cures.py::test_two_rigenerazioni_in_one_turn_only_the_strongest_counts", {2, 3, 5}),
+    "PV non oltre il massimo": (
+        "test_guida_conditions_cures.py::test_a_cura_never_lifts_pv_above_the_maximum_and_says_what_to_record", {2, 4, 60}),
 }
 
 

@@ -150,6 +150,7 @@ class Incoming:
     sbalzo: bool = False  # a declared Sbalzo: the target may try a Reazione
     authentic: bool = True  # the roll is the forum's own (not typed by hand): it may decide an outcome alone
     potenziale_mod: int = 0  # modificatori of its Potenziale from its author's Stacks (Sbilanciamento: −1 each)
+    cura: bool = False  # a Cura Principale: it lands unless a Contrattacco su Azione Generica stops it
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,11 @@ class Hit:
     ruled: int | None = None  # a master's ruling
     reazione: bool = False  # a Reazione riuscita against its declared Sbalzo: no Danni Ambientali
     protezione: bool = False  # a Protezione riuscita halved it: it also blocks Sbilanciamento and Stordimento
+    # the Stacks the rules gave when it landed (Fattore Mira, the technique's registry `extra.stack`), as requested
+    # and as applied: the Calcolo dei Danni reports them, it does not add them again
+    condizioni: tuple[tuple[str, int], ...] = ()
+    applicate: tuple[tuple[str, int], ...] = ()
+    fermata: str | None = None  # a Cura stopped by a Contrattacco su Azione Generica in this post: it did not land
 
 
 @dataclass(frozen=True)

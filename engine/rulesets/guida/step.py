@@ -19,7 +19,7 @@ from . import percezione as PZ
 from . import sbalzo as SB
 from . import stacks as S
 from . import tables as T
-from .actions import ACTIONS, ActionSpec, classify, limb_stack, normalise, phase_of
+from .actions import ACTIONS, ActionSpec, classify, factor_of, limb_stack, normalise, phase_of
 from .checks import (
     _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, _declared, _multi, check, declared as declared_requirements,
     label_key, live_stat, requirement_stacks,
@@ -27,7 +27,7 @@ from .checks import (
 from .clash import ClashSide, confronto_di_potenza
 from .messages import (
     P_ACCECAMENTO, P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, P_DANNI, P_DANNI_POST, P_DESCRIZIONE, P_DIFENSIVA,
-    P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_TURNI, signed,
+    P_DISTANZA, P_FLUSSO, P_INIZIALE, P_LANCIO, P_MIRA, P_OFFENSIVA, P_RULING, P_SCHEMA, P_STACK1, P_TURNI, signed,
     verdict,
 )
 from .state import EMPTY, DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, Ruling, evolve, frozen_map, maker
@@ -444,14 +444,17 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
                 used.add(near)
                 missing_known += want - entries[near].amount  # the engine keeps its own number
                 p.verdicts.append(verdict("registro.missing_damage", post.id,
-                    f"Il Registro riporta {entries[near].amount} {res} per il colpo di {d.attacker}, "
-                    f"ma il danno da registrare è {want}.", P_INIZIALE, expected=want, found=entries[near].amount,
+                    f"Il Registro riporta {entries[near].amount} {res} per "
+                    + (f"la cura di {d.attacker}, ma la cura da registrare è +{want}." if want > 0 else
+                       f"il colpo di {d.attacker}, ma il danno da registrare è {want}."),
+                    P_INIZIALE, expected=want, found=entries[near].amount,
                     details={"attack_post": d.attack_post, "basis": d.basis}))
             else:
                 missing_known += want
                 p.verdicts.append(verdict("registro.missing_damage", post.id,
-                    f"Il Registro non riporta il danno di {d.attacker}" + (f" [{d.technique}]" if d.technique else "")
-                    + f": {want} {res}.", P_INIZIALE, expected=want, found=None,
+                    f"Il Registro non riporta " + ("la cura" if want > 0 else "il danno") + f" di {d.attacker}"
+                    + (f" [{d.technique}]" if d.technique else "")
+                    + f": {signed(want)} {res}.", P_INIZIALE, expected=want, found=None,
                     details={"attack_post": d.attack_post, "basis": d.basis}))
     missing_pe = 0
     spese: tuple[Expense, ...] = ()
@@ -483,6 +486,9 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
             f.pv - sum(d.amount for d in f.due if d.amount) if f.pv is not None else None)
     else:
         new_pv = f.pv + sum_pv + missing_known
+        pv_max = changes.get("pv_max", f.pv_max) if changes else f.pv_max
+        if pv_max is not None and new_pv > max(pv_max, f.pv) and p.state.settings.get("cure_entro_il_massimo", True):
+            new_pv = max(pv_max, f.pv)  # cures never lift PV above the maximum (ours: `cure_entro_il_massimo`)
     if f.pe is None or reg is None:
         new_pe = pe_now if pe_now is not None else f.pe
     else:
@@ -611,8 +617,8 @@ def _formula(kind: str, pot: int | None, res: int | None, potenziale: int | None
     if kind == "semi-puro" and None not in (pot, res, potenziale, bonus):
         return D.danno_semipuro(pot, res, potenziale, bonus, armatura=armatura, multipliers=mults,  # type: ignore[arg-type]
                                 danno_minimo=minimo, armatura_blocca_puri=blocca_puri)
-    if kind == "cura" and potenziale is not None and bonus is not None:
-        return D.cura_principale(potenziale, bonus, armatura=armatura)
+    if kind == "cura":  # never a damage formula, whatever numbers are known
+        return D.cura_principale(potenziale, bonus, armatura=armatura) if None not in (potenziale, bonus) else None
     if kind == "ambientale":
         # Potenziale D.A. from the generating attack's die and category; never critical (RULINGS #3 multipliers
         # that are not critical still apply: ties, Protezione)
@@ -837,17 +843,33 @@ def _damage_calcs(p: _Post) -> None:
         if c.kind in _EXTRA_KINDS:
             extras = True
             break
+    regen = [c for c in calcs if c.kind == "cura" and _RIGENERAZIONE.match(c.raw)]
+    if regen:
+        calcs = [c for c in calcs if c not in regen]
     for h in mine:
         atk = h.attack
-        if extras:
+        if atk.cura:
+            # a Cura's own line first (the Calcolo delle Cure), else any line naming it
+            calc = _match_calc([c for c in calcs if c.kind == "cura"], atk) or _match_calc(calcs, atk)
+        elif extras:
             calc = _match_calc([c for c in calcs if c.kind not in _EXTRA_KINDS], atk) or _match_calc(calcs, atk)
         else:
             calc = _match_calc(calcs, atk)
         if calc is not None:
             calcs.remove(calc)
+        if h.fermata is not None:
+            if calc is not None:
+                p.verdicts.append(verdict("damage.no_hit", post.id,
+                    f"Calcolo delle Cure su {atk.target}" + (f" [{atk.techniques[0]}]" if atk.techniques else "")
+                    + f": la Cura non è andata a segno (fermata da un Contrattacco su Azione Generica nel post "
+                    f"{h.fermata}). Non va registrata.", T.RULE_CURE, expected=None,
+                    found=calc.result if calc.result is not None else _evaluate(calc),
+                    details={"raw": calc.raw, "attack_post": atk.post, "fermata": h.fermata}))
+            continue
         target = p.fighters.get(atk.target)
         spent = target is not None and target.armatura_ceduta == h.resolved_in
-        amount, steps, basis, armour, kind_of, rule_of = _compute_damage(p.state, h, calc, None, spent)
+        amount, steps, basis, armour, kind_of, rule_of = _compute_damage(p.state, h, calc, "cura" if atk.cura else None,
+                                                                         spent)
         if armour == "cede" and target is not None:
             # "L'Armatura non offrirà protezione per il resto del Turno": the other hits of that turn (the
             # target's, where the hits were resolved)
@@ -865,7 +887,8 @@ def _damage_calcs(p: _Post) -> None:
         shown = -amount if cura and amount is not None else amount
         if calc is None:
             p.verdicts.append(verdict("damage.missing_calc", post.id,
-                f"Manca il Calcolo dei Danni del colpo a segno su {atk.target}"
+                (f"Manca il Calcolo delle Cure della Cura andata a segno su {atk.target}" if atk.cura else
+                 f"Manca il Calcolo dei Danni del colpo a segno su {atk.target}")
                 + (f" [{tech}]" if tech else "") + (f": il motore calcola {shown}." if shown is not None else "."),
                 P_DANNI_POST, expected=shown, found=None, details=details.get()))
         elif amount is not None and stated is not None and shown != stated:
@@ -907,17 +930,26 @@ def _damage_calcs(p: _Post) -> None:
                 + ": Potenziale, Bonus Statistica o Resistenza sconosciuti e nessun calcolo scritto.",
                 P_DANNI, details=details.get()))
         target = p.fighters.get(atk.target)
+        if target is not None and cura and amount is not None and resource_of(calc) == "PV":
+            amount = -_cap_cura(p, target, -amount, f"{atk.attacker}" + (f" [{tech}]" if tech else ""), steps,
+                                basis, atk.post)
         if target is not None:
             resource = calc.resource if calc is not None else "PV"
             due = target.due + (_DueDamage(amount, resource, atk.attacker, tech, atk.post, basis or "dichiarato"),)
             target = evolve(target, due=due)
             # stacks the attacker declares in its calculation ("2 Stack di Sbilanciamento"); most declare none
-            if calc is not None and _declared_text(calc.raw) != _NOTHING_DECLARED:
+            if calc is not None and not atk.cura and (h.applicate or _declared_text(calc.raw) != _NOTHING_DECLARED):
                 target = _declared_stacks(p, target, calc, damage=amount, atk=atk, hit=h, kind=kind_of)
             p.fighters[atk.target] = target
     if calcs:
         _extra_calcs(p, mine, calcs)
+    if regen:
+        _rigenerazioni(p, regen)
     p.hits = keep
+
+
+def resource_of(calc: DamageCalc | None) -> str:
+    return calc.resource if calc is not None else "PV"
 
 
 def _hit_for(mine: list[Hit], calc: DamageCalc) -> Hit | None:
@@ -1032,21 +1064,106 @@ _COSTRIZIONI = tuple(sorted(T.COSTRIZIONE_DESTREZZA, key=len, reverse=True))
 
 def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | None,
                      atk: Incoming | None = None, hit: Hit | None = None, kind: str | None = None) -> Fighter:
-    """What the attacker's calculation says the hit applies: "2 Stack di Sbilanciamento", "Accecato",
-    a Costrizione effect ("Blocco Braccia", with its Valore di Costrizione: `_costrizione_hit`). The hit decides
-    what may stick: a Danno Aggiuntivo attack (by its technique or its line) gives no Type-1/2 Stacks, a Protezione
-    riuscita blocks Sbilanciamento and Stordimento (stacks.apply says which and why)."""
+    """The conditions the attacker's calculation reports ("2 Stack di Stordimento", "Accecato", a Costrizione
+    effect such as "Blocco Braccia", with its Valore di Costrizione: `_costrizione_hit`). The Calcolo reports, it
+    does not apply again: the Stacks the rules gave when the hit landed (`Hit.condizioni`: Fattore Mira, the
+    technique's registry `extra.stack`) are compared with the written ones — written and not due →
+    `stacks.undue`, due and not written → `damage.missing_condition` — and neither changes the state. Only when
+    the registry does not list the technique's own Stacks are the written ones beyond the rules' taken, once, as
+    the technique's (`assumption: condizioni_dichiarate`); the hit still decides what may stick (Danno
+    Aggiuntivo, Protezione riuscita, Type-2 without damage: stacks.apply)."""
     declared, present = _declared_text(calc.raw)
-    if not declared and not present:
-        return target  # the calculation declares nothing (most do not)
-    wanted = list(declared)
     if present:
         target = _costrizione_hit(p, target, calc, atk, present)
-    if not wanted:
+    written: dict[str, int] = {}
+    for n, c in declared:
+        written[n] = written.get(n, 0) + c
+    due: dict[str, int] = {}
+    applied: dict[str, int] = {}
+    if hit is not None:
+        for n, c in hit.condizioni:
+            due[n] = due.get(n, 0) + c
+        for n, c in hit.applicate:
+            applied[n] = applied.get(n, 0) + c
+    known = atk is not None and _tech_stacks(p.state.registry, atk) is not None
+    tech = (atk.techniques[0] if atk is not None and atk.techniques else None) or calc.technique
+    who = f"{atk.attacker}" + (f" [{tech}]" if tech else "") if atk is not None else (calc.actor or "?")
+    limb = _limb_unknown(atk) if atk is not None else False
+    extra: list[tuple[str, int]] = []
+    for name, n in written.items():
+        over = n - due.get(name, 0)
+        if over > 0 and limb and name in T.STORPIATURE and due.get(limb_stack(None), 0):
+            continue  # Mira agli Arti without the limb: the written Storpiatura is the attacker's choice (ruling)
+        if over <= 0:
+            continue
+        if known:
+            have = due.get(name, 0)
+            p.verdicts.append(verdict("stacks.undue", p.post.id,
+                f"Il Calcolo di {who} su {target.name} riporta {n} Stack di {name}, ma ne sono dovute {have}: "
+                + _due_reasons(p, atk, name) + " Lo stato segue le regole: non vengono applicate.",
+                _undue_rule(atk, name), expected=have, found=n,
+                details={"stack": name, "attack_post": atk.post if atk is not None else None,
+                         "due": dict(due), "written": dict(written)}))
+        else:
+            extra.append((name, over))
+    for name, n in applied.items():
+        if written.get(name, 0) >= n or (limb and name == limb_stack(None)
+                                         and any(k in T.STORPIATURE for k in written)):
+            continue
+        p.verdicts.append(verdict("damage.missing_condition", p.post.id,
+            f"Il Calcolo di {who} su {target.name} non riporta {n - written.get(name, 0)} Stack di {name} "
+            f"({_due_reasons(p, atk, name, brief=True)}): «devono essere riportate tutte le eventuali condizioni». "
+            "Lo stato le applica comunque.", P_DANNI_POST, expected=n, found=written.get(name, 0),
+            details={"stack": name, "attack_post": atk.post if atk is not None else None}))
+    if not extra:
         return target
-    return _apply_stacks(p, target, wanted, damage=damage, aggiuntivo="aggiuntivo" in (calc.kind, kind),
+    return _apply_stacks(p, target, extra, damage=damage, aggiuntivo="aggiuntivo" in (calc.kind, kind),
                          protezione=hit is not None and hit.protezione,
-                         source=p.post.id, condition=calc.technique or "Costrizione")
+                         source=p.post.id, condition=calc.technique or "Costrizione",
+                         assumption="condizioni_dichiarate",
+                         why=" come le scrive il Calcolo: il registro non elenca le Stack proprie della Tecnica "
+                             "(`extra.stack`), prese una volta")
+
+
+def _limb_unknown(atk: Incoming) -> bool:
+    """Mira agli Arti without the limb (`_hit` guessed the arms and asked the master)."""
+    return atk.mira in ("arti",) and atk.face is not None and atk.face >= T.MIRA_ARTI_STORPIATURA_FACCIA
+
+
+_MIRA_STACKS = frozenset({"Stordimento", "Storpiatura Debilitante", "Storpiatura Articolare"})
+
+
+def _undue_rule(atk: Incoming | None, name: str) -> str:
+    """The paragraph that decides whether `name` is due: the Fattore Mira for its Stacks on an aimed attack, else the
+    Stack's own Type."""
+    if atk is not None and atk.mira and name in _MIRA_STACKS:
+        return P_MIRA
+    return S.rule_of(name)
+
+
+def _due_reasons(p: _Post, atk: Incoming | None, name: str, brief: bool = False) -> str:
+    """Why the rules give (or do not give) `name` to this hit: the Fattore Mira of its die face, the registry."""
+    if atk is None:
+        return "nessun colpo noto."
+    parts: list[str] = []
+    if atk.face is not None and not atk.generic:
+        part = atk.mira or "corpo"
+        mira, arti = _MIRA_PARTS.get(part) or ("arti" if part in ("arti",) else part, None)
+        eff = _mira_effects(mira, atk.face, arti)
+        if eff is not None and eff.stacks:
+            parts.append("Fattore Mira: " + "; ".join(st for st in eff.steps if "Stack" in st))
+        elif atk.mira:
+            parts.append(f"Fattore Mira: Mira {atk.mira.capitalize()} con dado {atk.face}, nessuna Stack"
+                         + (" (Stordimento solo con 12)" if mira == "testa" else
+                            " (Storpiatura solo con 10 o più)" if mira == "arti" else ""))
+    own = _tech_stacks(p.state.registry, atk)
+    if own is not None:
+        tech = _technique(p.state.registry, atk.techniques, atk.attacker)
+        parts.append(f"{tech.name if tech else 'la Tecnica'} (registro): "
+                     + (", ".join(f"{n} Stack di {s}" for s, n in own) if own else "nessuna Stack"))
+    if not parts:
+        return "nessuna regola le applica." if not brief else "dovute"
+    return "; ".join(parts) + ("" if brief else ".")
 
 
 _NOTHING_DECLARED: tuple[tuple[Any, ...], tuple[str, ...]] = ((), ())
@@ -1072,7 +1189,10 @@ def _declared_text(raw: str) -> tuple[tuple[tuple[str, int], ...], tuple[str, ..
 
 def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, damage: int | None = None,
                   aggiuntivo: bool = False, protezione: bool = False, source: str | None = None,
-                  condition: str | None = None) -> Fighter:
+                  condition: str | None = None, applied: list[tuple[str, int]] | None = None,
+                  assumption: str | None = None, why: str = "") -> Fighter:
+    """Stacks that reach `target` (their limits, Protezione, Danno Aggiuntivo, Type-2 without damage); `applied`
+    collects what stuck; `why`/`assumption` word the outcome verdict."""
     try:
         res = S.apply(target.stacks, wanted, turn=target.turn, damage_taken=damage, aggiuntivo=aggiuntivo,
                       protezione=protezione, source=source, condition=condition)
@@ -1086,10 +1206,13 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
         p.verdicts.append(verdict("outcome.stacks", p.post.id, f"{target.name}: {r.message}.", r.rule, found=r.count,
             details={"stack": r.name, "reason": r.reason}))
     if res.applied:
+        if applied is not None:
+            applied.extend(res.applied)
         p.verdicts.append(verdict("outcome.stacks", p.post.id,
             f"{target.name} riceve " + ", ".join(f"{n} Stack di {s}" for s, n in res.applied)
-            + " (attive dal suo prossimo turno).",
-            S.rule_of(res.applied[0][0]), found=dict(res.applied)))  # the paragraph of the (first) Stack's Type
+            + " (attive dal suo prossimo turno)" + why + ".",
+            S.rule_of(res.applied[0][0]), found=dict(res.applied),  # the paragraph of the (first) Stack's Type
+            assumption=assumption))
     return evolve(target, stacks=res.stacks)
 
 
@@ -1550,6 +1673,8 @@ def _rolls(p: _Post) -> None:
         # Bonus Protezione, Preparazione, Contrattacco follow-up, Attacco / Difesa Prevedibile
         reqs: list[Requirement] = requirement_stacks(actor_f, spec, phase) if actor_f is not None and actor_f.stacks.entries else []
         target_attack: Incoming | None = None
+        cura = False
+        distanza_warn: int | None = None
         if phase == "offensiva":
             defensive_open = False
             multi = None if tag is None or len(tag.targets) < 2 else _multi(tag)  # multi_kind
@@ -1568,6 +1693,9 @@ def _rolls(p: _Post) -> None:
                 elif res == "fallito" and spec.key == "contrattacco_generica":
                     reqs.append(_REQ_COUNTER_KO)
             attack = spec.role == "offensiva" or spec.counter
+            cura = spec.key == "generica" and _is_cura(p.state.registry, tag, roll.label, actor)
+            if cura:
+                attack, distanza_warn = _distanza_cura(p.state.settings, tag)
         else:
             multi = None
             declared = ()
@@ -1634,6 +1762,12 @@ def _rolls(p: _Post) -> None:
                     _NO_BONUSES, attack, tkey, dmalus)
         if chk.verdicts:
             p.verdicts.extend(chk.verdicts)
+        if cura and distanza_warn is not None:
+            p.verdicts.append(verdict("dice.distance_on_cure", post_id,
+                f"Cura con Fattore Distanza ({signed(distanza_warn)}): il testo lo applica «esclusivamente agli "
+                "Attacchi» e non dice se una Cura lo sia. Letto come scritto finché il forum non sceglie "
+                "l'impostazione `distanza_cura` ('attacco' o 'esclusa').", P_DISTANZA, roll=i, found=distanza_warn,
+                assumption="distanza_cura"))
         if not (spec.die_difensiva if phase == "difensiva" else spec.die_offensiva):
             continue  # an action without a die (flagged above): nothing to resolve from the roll
         if tag is not None and spec.key != "liberazione" and _liberazione_label(
@@ -1677,7 +1811,7 @@ def _rolls(p: _Post) -> None:
             if (actor_f is not None and (actor_f.conditions or actor_f.stacks.entries)
                     or _alla_cieca(roll.label or "")) and _cieca(p, i, roll, spec, chk, actor_f):
                 continue  # failed automatically: nobody has to defend against it
-            _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared)
+            _register(p, i, roll, spec, chk, actor, multi, dfn, declared=declared, cura=cura)
             if declared and any(r.factor == "costrizione" for r in declared):
                 _costrizione_impropria(p, actor, f"{post_id}#{i}")
     # attacks nobody defended: Difesa Nulla (it cannot fail, the Fase Offensiva goes on)
@@ -1989,6 +2123,8 @@ def _resolve_defence(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollChe
                 "(può confermarla subendo il Contrattacco, o annullarla e difendersi).",
                 spec.paragraph + " › Azione Sospesa", roll=i, expected=A, found=Dv, details=numbers))
             dfn.counter[spec.key] = "riuscito"
+            if atk.cura:
+                _cura_fermata(p, i, atk)
         else:
             p.verdicts.append(verdict("outcome.hit", post.id,
                 f"Contrattacco su Azione Generica battuto sul tempo ({Dv} < {A}): l'Azione Generica riesce, il "
@@ -2326,18 +2462,61 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
                               expected=expected, found=found, details=details))
     if atk.sbalzo:
         _sbalzo_landed(p, atk, roll)
+    own = _tech_stacks(p.state.registry, atk) if atk.techniques and p.state.registry.techniques else None
+    if own:
+        stacks.extend(own)  # the technique's own Stacks (registry `extra.stack`): the rules', not the Calcolo's
+    applied: list[tuple[str, int]] = []
     if stacks and atk.target in p.fighters:
         p.fighters[atk.target] = _apply_stacks(p, p.fighters[atk.target], stacks, protezione=protezione,
-                                               source=atk.post)
-    # Hit(attack, resolved_in, multiplier, reasons, defense, expected, ruled), every field in order
-    p.hits.append(_Hit(atk, post.id, mult, tuple(reasons), defence, None, None, False, protezione))
+                                               source=atk.post, aggiuntivo=_aggiuntivo(p.state.registry, atk),
+                                               applied=applied)
+    # Hit(attack, resolved_in, multiplier, reasons, defense, expected, ruled, reazione, protezione, condizioni,
+    # applicate), every field in order
+    p.hits.append(_Hit(atk, post.id, mult, tuple(reasons), defence, None, None, False, protezione, tuple(stacks),
+                       tuple(applied)))
+
+
+def _tech_stacks(reg: Registry, atk: Incoming) -> tuple[tuple[str, int], ...] | None:
+    """The Stacks the attack's technique applies by itself, as the registry lists them (`extra.stack = {Nome = N}`);
+    None when the registry does not say (the engine cannot know them: the Calcolo's own list is taken once)."""
+    tech = _technique(reg, atk.techniques, atk.attacker)
+    table = tech.extra.get("stack") if tech is not None else None
+    if not isinstance(table, dict):
+        return None
+    return _stack_table(tuple(table.items()))
+
+
+@lru_cache(maxsize=256)
+def _stack_table(items: tuple[tuple[Any, Any], ...]) -> tuple[tuple[str, int], ...]:
+    out: list[tuple[str, int]] = []
+    for name, n in items:
+        canon = " ".join(w.capitalize() for w in str(name).split())
+        try:
+            S.tipo_of(canon)
+        except S.UnknownStack:
+            continue  # not a Stack of the rule text: nothing the engine can track
+        if _int_value(n) and n > 0:
+            out.append((canon, n))
+    return tuple(out)
+
+
+def _aggiuntivo(reg: Registry, atk: Incoming) -> bool:
+    """The attack deals a Danno Aggiuntivo by its technique (registry): it applies no Type-1/2 Stacks."""
+    tech = _technique(reg, atk.techniques, atk.attacker) if atk.techniques and reg.techniques else None
+    if tech is None:
+        return False
+    return any(isinstance(c, str) and c.lower() == "aggiuntivo" for c in (tech.extra.get("danno"), tech.type))
 
 
 def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, multi: str | None,
-              dfn: _Defence, annulled: bool = False, declared: tuple[Requirement, ...] | None = None) -> None:
+              dfn: _Defence, annulled: bool = False, declared: tuple[Requirement, ...] | None = None,
+              cura: bool = False) -> None:
     """An offensive main action: one incoming attack (or generic action) per target, for their next post."""
     tag = roll.tag
     aliases = p.state.aliases
+    if cura:
+        _register_cura(p, i, roll, spec, chk, actor, annulled)
+        return
     if tag is None:
         targets = []
     elif len(tag.targets) == 1:  # most labels: no comprehension frame for one name
@@ -2389,6 +2568,148 @@ def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, act
     if not annulled and (p.aree or techniques and (
             _AREA_MEMO[0][1] if _AREA_MEMO[0][0] is p.state.registry else _area_techniques(p.state.registry))):
         _aree_azione(p, i, roll, spec, actor, techniques, targets)
+
+
+# --- Calcolo delle Cure ---------------------------------------------------------------------------------
+
+def _is_cura(reg: Registry, tag: Any, label: str | None, actor: str) -> bool:
+    """An Azione Generica that is a Cura Principale: its label says «Cura», or its technique is a cure (registry
+    type «Curativa», `extra.danno = "cura"`)."""
+    if normalise((tag.action if tag is not None and tag.action else label) or "").startswith("cura"):
+        return True
+    tech = _technique(reg, tuple(tag.techniques), actor) if tag is not None and tag.techniques else None
+    return tech is not None and any(isinstance(c, str) and c.lower().startswith("cura")
+                                    for c in (tech.extra.get("danno"), tech.type))
+
+
+def _distanza_cura(settings: Any, tag: Any) -> tuple[bool, int | None]:
+    """Fattore Distanza on a Cura ("si applica esclusivamente agli Attacchi": whether a Cura is one, the text does
+    not say): setting `distanza_cura` — 'attacco' checks it as on an Attack, 'esclusa' refuses it as on any other
+    action, unset (default) reads it as written with a warning. Returns (checked as an Attack, the Distanza to warn
+    about)."""
+    mode = settings.get("distanza_cura")
+    if mode == "attacco":
+        return True, None
+    if mode == "esclusa" or tag is None:
+        return False, None
+    listed = [m.amount for m in tag.modifiers if factor_of(m.label) == "distanza"]
+    return (True, sum(listed)) if listed else (False, None)
+
+
+def _register_cura(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, annulled: bool) -> None:
+    """A Cura Principale rolled: it lands on its targets (the poster when it names none) unless the target or an
+    opponent stops its user with a Contrattacco su Azione Generica, so every other fighter may answer it (a generic
+    Incoming); its Calcolo delle Cure comes in the user's next post, as for damage."""
+    tag = roll.tag
+    aliases = p.state.aliases
+    targets = [(aliases.get(*_name_keys(t)) if t else None) or t for t in (tag.targets if tag is not None else ())]
+    targets = [t for t in targets if t] or [actor]
+    post_id = p.post.id
+    group = f"{post_id}#{i}"
+    techniques = tuple(tag.techniques) if tag else ()
+    others = [n for n in p.fighters if n != actor and n not in targets and n in (p.state.order + (p.name,))]
+    for t in targets + others:
+        inc = _Incoming(f"{post_id}#{i}#{t}", actor, t, post_id, i, spec.key, techniques, chk.total, chk.rendered,
+                        chk.face, None, True, group, None, len(targets), False, ONE, annulled, False, roll.authentic,
+                        0, True)
+        if t != actor:
+            p.new_incoming.append(inc)
+        if t in targets and not annulled:
+            p.hits.append(_Hit(inc, post_id, ONE, ("Cura: la Difesa del Bersaglio non si considera",), None))
+
+
+def _cura_fermata(p: _Post, i: int, atk: Incoming) -> None:
+    """A Contrattacco su Azione Generica in time against a Cura Principale: «possono non andare a segno se il
+    Bersaglio o un Avversario riescono a fermare l'Utilizzatore» — the Cura does not land on any of its targets."""
+    stopped = [h.attack.target for h in p.hits if h.attack.cura and h.attack.group == atk.group and h.fermata is None]
+    if not stopped:
+        return
+    p.hits = [evolve(h, fermata=p.post.id) if h.attack.cura and h.attack.group == atk.group else h for h in p.hits]
+    p.verdicts.append(verdict("outcome.action_annulled", p.post.id,
+        f"La Cura di {atk.attacker}" + (f" [{', '.join(atk.techniques)}]" if atk.techniques else "")
+        + f" è fermata da {p.name}: non va a segno su " + ", ".join(stopped) + ".",
+        T.RULE_CURE, roll=i, details={"attack_post": atk.post, "targets": stopped}))
+
+
+def _cap_cura(p: _Post, target: Fighter, heal: int, who: str, steps: Any, basis: str | None, post: str) -> int:
+    """The PV a cure gives back (`outcome.cure`): with the setting `cure_entro_il_massimo` (default, ours) PV never
+    exceed the maximum, and the verdict says what the Registro then records."""
+    pv, pv_max = target.pv, target.pv_max
+    cap = bool(p.state.settings.get("cure_entro_il_massimo", True))
+    now = None
+    if pv is not None:
+        now = pv - sum(d.amount for d in target.due if d.amount is not None and d.resource == "PV")
+    given = heal
+    note = ""
+    assumption = None
+    if cap and now is not None and pv_max is not None and now + heal > pv_max:
+        given = max(pv_max - now, 0)
+        note = (f" {target.name} ha {now} PV su {pv_max}: ne recupera {given}, non {heal} (i PV non superano il "
+                "massimo; impostazione `cure_entro_il_massimo`, lettura nostra).")
+        assumption = "cure_entro_il_massimo"
+    p.verdicts.append(verdict("outcome.cure", p.post.id,
+        f"{who} cura {target.name}: +{given} PV." + note + f" Nel Registro di {target.name}: +{given} PV.",
+        T.RULE_CURE, expected=given, found=heal,
+        details={"attack_post": post, "steps": list(steps or ()), "cura": heal, "pv_recuperati": given,
+                 "pv": now, "pv_max": pv_max, "limitata": given != heal, "basis": basis or "dichiarato"},
+        assumption=assumption))
+    return given
+
+
+_RIGENERAZIONE = re.compile(r"^\s*rigenerazion", re.IGNORECASE)
+
+
+def _rigenerazioni(p: _Post, lines: list[DamageCalc]) -> None:
+    """Rigenerazione lines (Azioni Secondarie or passive: never stopped): 1 PV every N levels of the technique's
+    Statistica by its category (D 7 … S 3), at most one per turn per character — the strongest counts."""
+    reg = p.state.registry
+    by_target: dict[str, list[tuple[DamageCalc, int | None, list[str], str]]] = {}
+    for c in lines:
+        user = _resolve_name(p.state, c.actor) or p.name
+        healed = _resolve_name(p.state, c.target) or user
+        stated = c.result if c.result is not None else _evaluate(c)
+        tech = _technique(reg, (c.technique,), user) if c.technique else None
+        amount, steps, basis = None, [], "dichiarato"
+        uf = p.fighters.get(user)
+        stat = tech.extra.get("statistica") if tech is not None else None
+        if tech is not None and tech.category and isinstance(stat, str) and uf is not None:
+            level = live_stat(uf, stat.capitalize())
+            if level is not None:
+                try:
+                    r = D.rigenerazione(tech.category, level)
+                    amount, steps, basis = r.amount, list(r.steps), "motore"
+                except T.MechanicsError as exc:
+                    steps = [str(exc)]
+        if amount is not None and stated is not None and amount != stated:
+            p.verdicts.append(verdict("damage.miscalculated", p.post.id,
+                f"Rigenerazione di {healed}" + (f" [{c.technique}]" if c.technique else "")
+                + f": {cifra(stated)} dichiarato, {amount} calcolato.", T.RULE_CURE, expected=amount, found=stated,
+                details={"kind": "rigenerazione", "steps": steps}))
+        if amount is None:
+            if stated is None:
+                p.verdicts.append(verdict("ruling.needed", p.post.id,
+                    f"Rigenerazione di {healed}" + (f" [{c.technique}]" if c.technique else "")
+                    + ": né categoria e Statistica della Tecnica nel registro (`extra.statistica`) né un numero "
+                    "scritto.", T.RULE_CURE, details={"raw": c.raw}))
+                continue
+            amount = int(stated)
+        by_target.setdefault(healed, []).append((c, amount, steps, basis))
+    for healed, items in by_target.items():
+        best = max(items, key=lambda x: x[1] or 0)
+        if len(items) > 1:
+            p.verdicts.append(verdict("damage.miscalculated", p.post.id,
+                f"Più Rigenerazioni su {healed} nello stesso turno: conta solo la più forte ({best[1]}); scartate "
+                f"{[x[1] for x in items if x is not best]}.", T.RULE_CURE, expected=best[1],
+                found=sum(x[1] or 0 for x in items), details={"kind": "rigenerazione",
+                                                             "amounts": [x[1] for x in items]}))
+        c, amount, steps, basis = best
+        target = p.fighters.get(healed)
+        if target is None or not amount:
+            continue
+        given = _cap_cura(p, target, amount, f"Rigenerazione [{c.technique or '?'}]", steps, basis, p.post.id)
+        target = p.fighters[healed]
+        p.fighters[healed] = evolve(target, due=target.due + (
+            _DueDamage(-given, "PV", c.actor or p.name, c.technique or "Rigenerazione", p.post.id, basis),))
 
 
 # --- master posts: rulings ------------------------------------------------------------------------

@@ -250,6 +250,17 @@ SETTINGS: tuple[Setting, ...] = (
         "e la stessa Costrizione non conta due volte); il testo lascia il caso al master (ruling).",
     ),
     Setting(
+        "cure_entro_il_massimo", True,
+        "Una Cura (Principale o Rigenerazione) non porta i PV oltre il massimo: il testo non lo dice; True = "
+        "si recupera al più fino al massimo e il verdetto dice cosa va nel Registro; False = nessun limite.",
+    ),
+    Setting(
+        "distanza_cura", None,
+        "Fattore Distanza su una Cura: il testo lo applica «esclusivamente agli Attacchi» e non dice se una Cura "
+        "lo sia. 'attacco' = controllato come su un Attacco; 'esclusa' = non si applica (dice.factor_out_of_range); "
+        "non impostato = letto come scritto, con un avviso che nomina l'impostazione (dice.distance_on_cure).",
+    ),
+    Setting(
         "tipo4_danno_prima_del_decadimento", True,
         "Incendio/Congelamento nella Fase Iniziale: il Danno si calcola sulle Stack presenti prima della "
         "perdita di Stack dello stesso turno.",
