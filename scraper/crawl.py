@@ -364,11 +364,13 @@ def _read_saved(pages: Sequence[SavedPage], platform: str, config: Any) -> tuple
     seen: dict[bytes, int] = {}  # page bytes → position in `out`
     repeats: dict[int, list[str]] = {}  # position in `out` → the other names it was given under
     posts = _PostCount()
+    placeholder: list[bool] = []  # the page's URL is the caller's fallback: its host says nothing
     for item in pages:
         if item.data in seen:
             repeats.setdefault(seen[item.data], []).append(item.name)
             continue
-        url = item.url or saved_page_url(item.data) or item.fallback_url
+        own = item.url or saved_page_url(item.data)
+        url = own or item.fallback_url
         try:
             page = _parse_page(item.data, url, platform, config, item.saved_at)
         except NotAThread:
@@ -377,12 +379,13 @@ def _read_saved(pages: Sequence[SavedPage], platform: str, config: Any) -> tuple
             _refuse_other_platform(item.data, url, config, item.saved_at, item.name, out[0], names[0])
             raise
         if out:
-            _refuse_other_thread(page, item.name, out[0].page, names[0])
+            _refuse_other_thread(page, item.name, out[0].page, names[0], hosts=not (placeholder[0] or not own))
         posts.add(page)
         platform = page.platform if platform == "auto" else platform
         seen[item.data] = len(out)
         out.append(_Fetched(page.page, url, None, item.data, url, page, item.saved_at))
         names.append(item.name)
+        placeholder.append(not own)
     notes = tuple(f"pagina {out[i].index}: data {1 + len(again)} volte ({', '.join([names[i], *again])}), "
                   f"letta una volta" for i, again in sorted(repeats.items()))
     by_index: dict[int, list[int]] = {}
@@ -406,11 +409,12 @@ def _says_its_number(page: Any) -> bool:
     return bool(page.page_count is not None or page.page_urls or page.page > 1)
 
 
-def _refuse_other_thread(page: Any, raw: str, first: Any, first_raw: str) -> None:
-    """BadSource when saved page `page` is not of the same thread as the first file's: one history is one thread."""
+def _refuse_other_thread(page: Any, raw: str, first: Any, first_raw: str, *, hosts: bool = True) -> None:
+    """BadSource when saved page `page` is not of the same thread as the first file's: one history is one thread.
+    `hosts`: whether both pages' hosts are their own (not a caller's placeholder URL) and so can be compared."""
     if page.thread_id and first.thread_id and page.thread_id != first.thread_id:
         why = f"{raw} è della discussione {page.thread_id}, {first_raw} della {first.thread_id}"
-    elif page.host and first.host and page.host != first.host:
+    elif hosts and page.host and first.host and page.host != first.host:
         why = f"{raw} è del forum {page.host}, {first_raw} di {first.host}"
     elif not (page.thread_id and first.thread_id) and _title_key(page.title) and _title_key(first.title) \
             and _title_key(page.title) != _title_key(first.title):
@@ -418,7 +422,7 @@ def _refuse_other_thread(page: Any, raw: str, first: Any, first_raw: str) -> Non
         why = f"{raw} è «{page.title}», {first_raw} «{first.title}»"
     else:
         return
-    raise BadSource(f"i file non sono pagine della stessa discussione: {why}")
+    raise BadSource(f"le pagine non sono della stessa discussione: {why}")
 
 
 _PAGE_SUFFIX = re.compile(r"\s*[-–—|:,(]?\s*(?:pagina|pag\.?|page)\s*\d+\)?\s*$", re.I)
@@ -437,7 +441,7 @@ def _refuse_other_platform(data: bytes, url: str, config: Any, when: datetime | 
     except ScrapeError:
         return  # not a thread page of any platform: the caller's NotAThread says so
     if other.platform != first.page.platform:
-        raise BadSource(f"i file non sono pagine della stessa discussione: {raw} è una pagina {other.platform}, "
+        raise BadSource(f"le pagine non sono della stessa discussione: {raw} è una pagina {other.platform}, "
                         f"{first_raw} una pagina {first.page.platform}")
 
 
