@@ -1,5 +1,6 @@
-"""The polite HTTP layer: one requests session under a FetchPolicy (allowlist, private-address refusal,
-robots.txt, rate limit, retries, conditional GET through an on-disk cache, size cap, charset detection)."""
+"""The polite HTTP layer: one requests session under a FetchPolicy (host and private allowlists with pinned ports,
+connections only to checked addresses, robots.txt, rate limit, retries, conditional GET through an on-disk cache,
+size cap, charset detection)."""
 from __future__ import annotations
 
 import codecs
@@ -23,11 +24,11 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import requests
 import urllib3
 from protego import Protego
-from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
+from .netguard import LOOPBACK_ANY_PORT, NetPolicy, PinnedAdapter, Target, Unpinned, host_matches, parse_ip
+from .netguard import refused as _refused
 
 # The forum hosts a default policy lets through; phpBB boards live anywhere, so they are added per use.
 DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
@@ -76,9 +77,11 @@ def _resolve(host: str, port: int) -> list[str]:
 class FetchPolicy:
     """What the fetcher may do and how politely. Defaults suit a live forum; tests shorten the waits."""
 
-    allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS  # "host" or "*.domain" (any subdomain)
-    allow_private: bool = False  # loopback/private/link-local/multicast/reserved addresses refused unless True
-    private_allowlist: tuple[str, ...] = ()  # addresses or networks let through even when private ("127.0.0.1")
+    # "host" or "*.domain" (any subdomain, not the domain itself), ports 80/443 unless named: "forum.lan:8080"
+    allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
+    # the only private addresses reachable: "127.0.0.1:8123", "10.1.0.0/16:8080", "[::1]:8123" (docs/fetching.md)
+    private_allowlist: tuple[str, ...] = ()
+    allow_private: bool = False  # deprecated (the CLI's --allow-private): adds LOOPBACK_ANY_PORT, nothing else
     connect_timeout: float = 5.0
     read_timeout: float = 20.0  # between two reads
     total_timeout: float = 60.0  # for a whole response body, so a trickling server cannot hold us forever
@@ -354,60 +357,6 @@ class _suppress:
         return et is not None and issubclass(et, self.exc)
 
 
-# --- connection guard (checks the address actually connected to, against DNS rebinding) ---------------
-
-class _PeerRefused(Exception):
-    def __init__(self, host: str, address: str, reason: str = "address") -> None:
-        super().__init__(host, address)
-        self.host = host
-        self.address = address
-        self.reason = reason
-
-
-def _pool_classes(check: Callable[[str, str], None],
-                  watch: Callable[[socket.socket], None] | None = None) -> dict[str, type]:
-    def guarded(base: type) -> type:
-        class Guarded(base):  # type: ignore[misc, valid-type]
-            def _new_conn(self) -> socket.socket:
-                sock = super()._new_conn()
-                try:
-                    check(self.host, sock.getpeername()[0])
-                except BaseException:
-                    sock.close()
-                    raise
-                if watch is not None:
-                    watch(sock)
-                return sock
-
-            def getresponse(self, *args: Any, **kwargs: Any) -> Any:
-                if watch is not None and self.sock is not None:
-                    watch(self.sock)  # a kept-alive connection: its socket is new to this exchange
-                return super().getresponse(*args, **kwargs)
-        return Guarded
-
-    class HTTPPool(HTTPConnectionPool):
-        ConnectionCls = guarded(urllib3.connection.HTTPConnection)
-
-    class HTTPSPool(HTTPSConnectionPool):
-        ConnectionCls = guarded(urllib3.connection.HTTPSConnection)
-
-    return {"http": HTTPPool, "https": HTTPSPool}
-
-
-class GuardedAdapter(HTTPAdapter):
-    """An HTTPAdapter whose connections refuse a peer address the policy forbids."""
-
-    def __init__(self, check: Callable[[str, str], None], watch: Callable[[socket.socket], None] | None = None,
-                 **kwargs: Any) -> None:
-        self._check = check
-        self._watch = watch
-        super().__init__(**kwargs)
-
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = _pool_classes(self._check, self._watch)
-
-
 # --- the fetcher ------------------------------------------------------------------------------------
 
 @dataclass
@@ -447,19 +396,6 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def host_matches(host: str, patterns: Iterable[str]) -> bool:
-    """`gdr.forumfree.it` matches `*.forumfree.it` and `gdr.forumfree.it`; `*.x` does not match `x` itself."""
-    host = host.lower().rstrip(".")
-    for pattern in patterns:
-        pattern = pattern.lower().rstrip(".")
-        if pattern.startswith("*."):
-            if host.endswith(pattern[1:]) and len(host) > len(pattern) - 1:
-                return True
-        elif host == pattern:
-            return True
-    return False
-
-
 class Fetcher:
     """Polite GETs under a FetchPolicy. Share one per process: the per-host lock and rate limit live here.
 
@@ -469,8 +405,8 @@ class Fetcher:
     def __init__(self, policy: FetchPolicy | None = None, session: requests.Session | None = None) -> None:
         self.policy = policy or FetchPolicy()
         self.session = session or requests.Session()
-        self.session.trust_env = False  # no environment proxies: the address guard must see the real peer
-        adapter = GuardedAdapter(self._check_peer, self._watch_socket)
+        self.session.trust_env = False  # no environment proxies: the socket goes to the checked address itself
+        adapter = PinnedAdapter(self._pin, self._watch_socket)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.session.headers.update({
@@ -481,7 +417,8 @@ class Fetcher:
             "Accept-Encoding": "gzip, deflate",
         })
         self.cache = DiskCache(self.policy.cache_dir) if self.policy.cache_dir else None
-        self._private_nets = [ipaddress.ip_network(n, strict=False) for n in self.policy.private_allowlist]
+        private = tuple(self.policy.private_allowlist) + (LOOPBACK_ANY_PORT if self.policy.allow_private else ())
+        self.net = NetPolicy(self.policy.allowed_hosts, private)  # AllowlistError on an unreadable entry
         self._hosts: dict[str, _HostState] = {}
         self._hosts_lock = threading.Lock()
         self._robots: dict[str, tuple[float, Protego | None, str | None]] = {}
@@ -506,7 +443,7 @@ class Fetcher:
         current = url
         hops: list[str] = []
         for _ in range(self.policy.max_redirects + 1):
-            self.check_url(current)
+            target = self.check_url(current)  # every hop: resolved once, every address checked
             if self.policy.obey_robots:
                 self._check_robots(current)
             cached = self.cache.load(current) if self.cache else None
@@ -516,7 +453,7 @@ class Fetcher:
                     headers["If-None-Match"] = cached.etag
                 if cached.last_modified:
                     headers["If-Modified-Since"] = cached.last_modified
-            raw = self._exchange(current, headers, self.policy.max_bytes)
+            raw = self._exchange(current, headers, self.policy.max_bytes, target=target)
             if raw.status in REDIRECT_STATUSES and raw.headers.get("Location"):
                 hops.append(current)
                 current = _strip_fragment(urljoin(current, raw.headers["Location"]))
@@ -545,13 +482,11 @@ class Fetcher:
             raise FetchFailed(f"il server ha risposto {raw.status} per {current}", status=raw.status, url=url)
         raise FetchFailed(f"troppi redirect (più di {self.policy.max_redirects}) a partire da {url}", url=url)
 
-    def check_url(self, url: str) -> None:
-        """Raise HostNotAllowed unless `url` is http(s) on an allowed host resolving to allowed addresses."""
+    def check_url(self, url: str) -> Target:
+        """The checked target of `url` (host, port, the addresses the connection may use); HostNotAllowed unless
+        `url` is http(s) on an allowed host and port whose every resolved address the policy admits."""
         host, port = self._host_port(url)
-        try:
-            literal = ipaddress.ip_address(host.strip("[]"))
-        except ValueError:
-            literal = None
+        literal = parse_ip(host)
         if literal is not None:
             addresses = [str(literal)]
         else:
@@ -561,8 +496,13 @@ class Fetcher:
                 raise FetchFailed(f"impossibile risolvere l'host {host}: {exc}", url=url) from None
         if not addresses:
             raise FetchFailed(f"impossibile risolvere l'host {host}", url=url)
+        checked: list[str] = []
         for address in addresses:
-            self._check_address(host, address)
+            self.net.check_address(host, address if isinstance(address, str) else repr(address), port)
+            ip = str(parse_ip(address))  # the IPv4 of an IPv4-mapped answer: the socket is an AF_INET one
+            if ip not in checked:
+                checked.append(ip)
+        return Target(host, port, tuple(checked))
 
     def allowed(self, url: str) -> bool:
         try:
@@ -595,40 +535,15 @@ class Fetcher:
         host, tport = target
         if not _HOSTNAME.fullmatch(host) and not _is_ip_literal(host):
             raise HostNotAllowed(f"nome di host non valido: {host!r}")
-        if not host_matches(host, self.policy.allowed_hosts):
-            raise _refused(f"host non consentito: {host} (non è tra gli host ammessi)", "host")
+        self.net.check_host(host, tport or default)  # name, then an IP literal's address, then the port
         if _normal_host(parts.hostname) != host or (port or default) != (tport or default):
             raise _refused(f"host non consentito: l'URL {url!r} non indica un host univoco", "host")
         return host, port or default
 
-    def _address_allowed(self, address: str) -> bool:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        if ip.is_global and not (ip.is_multicast or ip.is_reserved):
-            return True
-        if self.policy.allow_private:
-            return True
-        return any(ip in net for net in self._private_nets)
-
-    def _check_address(self, host: str, address: str) -> None:
-        try:
-            ok = self._address_allowed(address)
-        except ValueError:
-            raise HostNotAllowed(f"indirizzo non valido per {host}: {address!r}") from None
-        if not ok:
-            raise _refused(f"{host} porta a un indirizzo privato o riservato ({address}): non consentito", "address")
-
-    def _check_peer(self, host: str, address: str) -> None:
-        # the host the connection was really opened for, whatever the URL check read
-        if not host_matches(_normal_host(host) or "", self.policy.allowed_hosts):
-            raise _PeerRefused(host, address, "host")
-        try:
-            ok = self._address_allowed(address)
-        except ValueError:
-            ok = False
-        if not ok:
-            raise _PeerRefused(host, address)
+    def _pin(self, host: str, port: int) -> Target | None:
+        """The checked target of the running exchange, for the connection opened to (host, port)."""
+        target = getattr(self._local, "target", None)
+        return target if target is not None and (target.host, target.port) == (host, port) else None
 
     def _watch_socket(self, sock: socket.socket) -> None:
         deadline = getattr(self._local, "deadline", None)
@@ -669,8 +584,8 @@ class Fetcher:
         url = origin + "/robots.txt"
         try:
             for _ in range(self.policy.max_redirects + 1):
-                self.check_url(url)
-                raw = self._exchange(url, {}, ROBOTS_MAX_BYTES, truncate=True)
+                target = self.check_url(url)
+                raw = self._exchange(url, {}, ROBOTS_MAX_BYTES, truncate=True, target=target)
                 if raw.status in REDIRECT_STATUSES and raw.headers.get("Location"):
                     url = urljoin(url, raw.headers["Location"])
                     continue
@@ -691,14 +606,16 @@ class Fetcher:
         raise FetchFailed(f"il forum non risponde: robots.txt di {origin} in errore (stato {raw.status})",
                           status=raw.status, url=url)
 
-    def _exchange(self, url: str, headers: dict[str, str], max_bytes: int, *, truncate: bool = False) -> _Raw:
-        """One logical request with retries/backoff; 429/5xx are retried, other statuses are returned."""
+    def _exchange(self, url: str, headers: dict[str, str], max_bytes: int, *, truncate: bool = False,
+                  target: Target | None = None) -> _Raw:
+        """One logical request with retries/backoff; 429/5xx are retried, other statuses are returned. Every
+        attempt connects to `target`'s checked addresses (no new resolution)."""
         policy = self.policy
         attempt = 0
         while True:
             wait: float | None = None
             try:
-                raw = self._attempt(url, headers, max_bytes, truncate)
+                raw = self._attempt(url, headers, max_bytes, truncate, target)
             except FetchFailed as exc:  # FetchTimeout included
                 if not getattr(exc, "_retryable", True):
                     raise
@@ -721,8 +638,11 @@ class Fetcher:
             policy.sleep(wait)
             attempt += 1
 
-    def _attempt(self, url: str, headers: dict[str, str], max_bytes: int, truncate: bool) -> _Raw:
-        """One HTTP exchange under the host's lock and rate limit; the body is streamed under the size cap."""
+    def _attempt(self, url: str, headers: dict[str, str], max_bytes: int, truncate: bool,
+                 target: Target | None = None) -> _Raw:
+        """One HTTP exchange under the host's lock and rate limit; the body is streamed under the size cap. The
+        connection may only go to `target`'s addresses (checked here when not given)."""
+        target = target or self.check_url(url)
         state = self._host_state(url)
         policy = self.policy
         with state.lock:  # concurrency 1 per host
@@ -736,6 +656,7 @@ class Fetcher:
             # total_timeout bounds the whole exchange (headers and body): at the deadline the socket is shut
             # down, which ends whatever read is blocked, however slowly the server trickles
             deadline = self._local.deadline = _Deadline(policy.total_timeout)
+            self._local.target = target
             try:
                 response = self.session.get(url, headers=headers, stream=True, allow_redirects=False,
                                             timeout=(policy.connect_timeout, policy.read_timeout))
@@ -757,11 +678,8 @@ class Fetcher:
                 if deadline.expired:  # a body cut by the deadline is late, not broken
                     raise self._total_timeout(url) from None
                 raise
-            except _PeerRefused as exc:
-                if exc.reason == "host":
-                    raise _refused(f"host non consentito: {exc.host} (non è tra gli host ammessi)", "host") from None
-                raise _refused(f"{exc.host} porta a un indirizzo privato o riservato ({exc.address}): "
-                               "non consentito", "address") from None
+            except Unpinned as exc:  # a connection for a host and port nobody checked: never opened
+                raise _refused(f"host non consentito: {exc.host} (non è tra gli host ammessi)", "host") from None
             except requests.exceptions.Timeout as exc:
                 raise FetchTimeout(f"tempo scaduto per {url} ({_reason(exc)})", url=url) from None
             except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError,
@@ -779,6 +697,7 @@ class Fetcher:
             finally:
                 deadline.cancel()
                 self._local.deadline = None
+                self._local.target = None
                 if response is not None:
                     response.close()
 
@@ -963,13 +882,6 @@ def _through(layer: _Inflate, pieces: Iterable[bytes]) -> Iterable[bytes]:
         yield from layer.feed(piece)
 
 
-def _refused(message: str, reason: str) -> HostNotAllowed:
-    """HostNotAllowed with `.reason`: "host" (not on the allowlist), "address" (private/reserved), else "url"."""
-    err = HostNotAllowed(message)
-    err.reason = reason  # type: ignore[attr-defined]
-    return err
-
-
 def _is_timeout(exc: BaseException) -> bool:
     seen = 0
     while exc is not None and seen < 6:
@@ -996,7 +908,7 @@ def _strip_fragment(url: str) -> str:
 
 
 __all__ = [
-    "DEFAULT_ALLOWED_HOSTS", "FetchPolicy", "FetchResult", "Fetcher", "DiskCache", "CacheEntry", "GuardedAdapter",
+    "DEFAULT_ALLOWED_HOSTS", "FetchPolicy", "FetchResult", "Fetcher", "DiskCache", "CacheEntry", "PinnedAdapter",
     "default_user_agent", "detect_encoding", "decode_text", "encoding_for_label", "parse_retry_after",
     "host_matches",
 ]

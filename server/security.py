@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
-import ipaddress
+import functools
 import threading
 import time
 from collections import deque
@@ -11,52 +11,57 @@ from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask, Request, Response, request
 
+from scraper.errors import HostNotAllowed
+from scraper.netguard import LOOPBACK_ANY_PORT, AllowlistError, NetPolicy, host_matches
+
 from .errors import BadRequest, Forbidden, RateLimited, Unprocessable
 
 
-def host_matches(host: str, patterns: Iterable[str]) -> bool:
-    """`*.forumfree.it` matches `x.forumfree.it` and `forumfree.it`; other patterns match exactly."""
-    host = host.lower().rstrip(".")
-    for pat in patterns:
-        pat = pat.lower().strip()
-        if pat.startswith("*."):
-            if host == pat[2:] or host.endswith(pat[1:]):
-                return True
-        elif host == pat:
-            return True
-    return False
+def net_policy(cfg: dict[str, Any]) -> NetPolicy:
+    """The service config's fetch policy (`allowed_hosts`, `private_allowlist`; the deprecated `allow_private`
+    adds only the loopback), the same object the fetcher applies."""
+    key = (tuple(cfg.get("allowed_hosts", ())), tuple(cfg.get("private_allowlist", ())), bool(cfg.get("allow_private")))
+    return _net_policy(*key)
 
 
-def _is_private_literal(host: str) -> bool:
-    try:
-        ip = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return host == "localhost" or host.endswith(".localhost")
-    return not ip.is_global
+@functools.lru_cache(maxsize=8)
+def _net_policy(hosts: tuple[str, ...], private: tuple[str, ...], allow_private: bool) -> NetPolicy:
+    return NetPolicy(hosts, private + (LOOPBACK_ANY_PORT if allow_private else ()))
 
 
 def check_forum_url(url: Any, cfg: dict[str, Any]) -> str:
     """A thread URL the service may fetch, normalised (no fragment, lower-case host); else a named error.
 
-    The fetcher re-checks every resolved address and redirect; this is the early, cheap refusal."""
+    The early, cheap refusal by the fetcher's own rules (scraper.netguard: host, port, an IP literal's address),
+    without resolving; the fetcher then checks every resolved address and every redirect."""
     if not isinstance(url, str) or not url.strip():
         raise BadRequest("manca l'indirizzo della discussione", code="bad_url", details={"field": "url"})
     url = url.strip()
     if len(url) > 2048:
         raise BadRequest("indirizzo troppo lungo", code="bad_url", details={"field": "url", "max": 2048})
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname
+    except ValueError:  # "http://[::1/": an unclosed IPv6 bracket
+        raise BadRequest("l'indirizzo deve essere un URL http(s) di una discussione", code="bad_url",
+                         details={"field": "url", "found": url[:200]}) from None
+    if parts.scheme not in ("http", "https") or not hostname:
         raise BadRequest("l'indirizzo deve essere un URL http(s) di una discussione", code="bad_url",
                          details={"field": "url", "found": url[:200]})
-    host = parts.hostname.lower()
-    if _is_private_literal(host) and not cfg.get("allow_private"):
-        raise Forbidden("indirizzi locali o privati non consentiti", code="host_not_allowed", details={"host": host})
-    if not host_matches(host, cfg.get("allowed_hosts", [])):
-        raise Forbidden(f"il forum {host} non è tra quelli consentiti", code="host_not_allowed", details={"host": host})
+    host = hostname.lower()
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise BadRequest("porta non valida nell'indirizzo", code="bad_url", details={"field": "url"}) from None
+    try:
+        net_policy(cfg).check_host(host.rstrip("."), port)
+    except HostNotAllowed as exc:
+        raise Forbidden(exc.message, code="host_not_allowed",
+                        details={"host": host, "port": port, "reason": getattr(exc, "reason", "host")}) from None
     if not looks_like_thread(host, parts.path or "/", parts.query):
         raise Unprocessable("l'indirizzo non è quello di una discussione", code="not_a_thread",
                             details={"field": "url", "found": url[:200]})
-    netloc = host + (f":{parts.port}" if parts.port else "")
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
     return canonical_thread_url(urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, "")))
 
 
@@ -153,6 +158,11 @@ PAGE_CSP = ("default-src 'none'; style-src 'self'; img-src 'self' data:; base-ur
 
 def install(app: Flask) -> None:
     cfg = app.config["ARBITRO"]
+    try:
+        net_policy(cfg)  # an unreadable allowlist entry is a configuration error at start-up, not a 500 later
+    except AllowlistError as exc:
+        from .config import ConfigError
+        raise ConfigError(f"allowed_hosts/private_allowlist: {exc}") from None
     patterns = list(cfg["cors_origins"])
 
     @app.after_request
