@@ -30,6 +30,7 @@ DEFAULTS: dict[str, Any] = {
     # fetching
     "allowed_hosts": list(DEFAULT_FORUM_HOSTS),
     "allow_private": False,  # True only for tests and the demo (loopback forum server)
+    "private_allowlist": [],  # the only private addresses fetched: "127.0.0.1:8123", "10.1.0.0/16:8080" (fetching.md)
     "obey_robots": True,
     "fetch_connect_timeout": 5.0,
     "fetch_read_timeout": 15.0,
