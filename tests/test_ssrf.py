@@ -348,14 +348,10 @@ def test_the_policy_is_no_weaker_than_ipaddress():
     # a sample of every network this Python's ipaddress calls not global: each refused by our table too
     samples = ["0.1.2.3", "10.9.9.9", "100.64.0.1", "127.1.1.1", "169.254.1.1", "172.31.0.1", "192.0.0.170",
                "192.0.2.1", "192.168.0.1", "198.18.0.1", "198.51.100.1", "203.0.113.1", "240.0.0.1", "::1", "::",
-               "::ffff:1.2.3.4:0", "100::", "2001::1", "2001:2::1", "2001:10::1", "2001:db8::", "fc00::", "fe80::"]
+               "::ffff:10.1.2.3", "100::", "2001::1", "2001:2::1", "2001:10::1", "2001:db8::", "fc00::", "fe80::"]
     for text in samples:
-        try:
-            ip = ipaddress.ip_address(text)
-        except ValueError:
-            continue
-        if not ip.is_global:
-            assert address_refusal(ip) is not None, text
+        ip = ipaddress.ip_address(text)
+        assert address_refusal(ip) is not None, text  # each is refused by our table, whatever ipaddress says
 
 
 # --- one host_matches, one answer, from the fetcher and from the API --------------------------------------
