@@ -217,7 +217,14 @@ def served(hostile_app):
     from server.commands.serve import make_server
 
     server = make_server(hostile_app, "127.0.0.1", 0, threads=2)
-    thread = threading.Thread(target=server.run, daemon=True)
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:  # closing the socket under waitress's select loop is how it stops here
+            pass
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}"
     server.close()
