@@ -113,3 +113,17 @@ def test_host_not_allowed():
 def test_missing_file_is_a_bad_source(tmp_path):
     proc = run_cli("inspect", str(tmp_path / "manca.html"))
     assert proc.returncode == 2 and b"[bad_source]" in proc.stderr
+
+
+def test_a_huge_saved_file_is_refused_not_read(tmp_path):
+    """A saved page beyond the fetcher's size cap is a named error, as a fetched one is: never loaded whole."""
+    import subprocess
+    import sys
+
+    big = tmp_path / "enorme.html"
+    with big.open("wb") as fh:
+        fh.truncate(64 * 1024 * 1024)  # sparse: 64 MB of nothing
+    run = subprocess.run([sys.executable, "-m", "server.cli", "inspect", str(big)], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "supera il limite" in run.stderr and "enorme.html" in run.stderr

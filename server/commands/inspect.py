@@ -70,7 +70,7 @@ def _fail(code: str, message: str, status: int) -> int:
 
 def inspect_sources(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One report per source; a URL is fetched as `arbitro scrape` fetches it (same policy, allowlist, robots)."""
-    from scraper.crawl import BadSource, saved_page_date, saved_page_url
+    from scraper.crawl import BadSource, read_file_capped, saved_page_date, saved_page_url
     from scraper.fetch import Fetcher, FetchPolicy, charset_from_content_type
 
     config = None
@@ -90,7 +90,7 @@ def inspect_sources(args: argparse.Namespace) -> list[dict[str, Any]]:
                 continue
             path = pathlib.Path(source)
             try:
-                data = path.read_bytes()
+                data = read_file_capped(path, policy.max_bytes, source)  # a saved page is capped as a fetched one
             except FileNotFoundError:
                 raise BadSource(f"file non trovato: {source}") from None
             except OSError as exc:
