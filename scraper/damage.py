@@ -53,6 +53,9 @@ _MAX_TOKENS = 200  # a real calculation has a few dozen; a hostile line stays ch
 _KIND_PREFIX = re.compile(r"^\s*dann[oi]\s+(?:pur[oi]|semi-?\s?pur[oi]|normal[ei]|aggiuntiv[oi]|ambiental[ei])"
                           r"\s*(?::|-(?!\s*\d))\s*", re.IGNORECASE)
 _KIND_TAIL = 80  # characters after the stated result read for the kind ("= 14 Danni Puri", "[Danno Semi-Puro]")
+# After the stated result the arithmetic goes on only until a list starts: "= 20 Danni, Mira Testa, 2 Stack di
+# Stordimento" reports conditions (the rule asks to write them there), "+ 2 Stack di …" too; "= 8 Danni x2" goes on.
+_REPORT = re.compile(r"[;|]|,(?!\d)|(?:[+e]\s*)?\b\d+\s*stack", re.IGNORECASE)
 
 
 _CURA = re.compile(r"cur[ae]|rigenerazion")
@@ -463,8 +466,9 @@ def _parse_line(line: str) -> DamageCalc | None:
                         ) if res else None
     unit = res.group("unit") if res else None
     if res:
-        # "= 8 Danni x2", "= 4 (dimezzati)": operations after the stated number
-        rest = _side(last)
+        # "= 8 Danni x2", "= 4 (dimezzati)": operations after the stated number, up to a reported list
+        cut = _REPORT.search(last, res.end())
+        rest = _side(last[:cut.start()] if cut else last)
         value, written = _chain(value, rest)
         flat = _step_terms(rest)
         if flat:

@@ -51,6 +51,48 @@ def test_head_twelve_written_in_the_calcolo_is_applied_once_and_the_fight_audits
     assert a.characters["Rukia"]["pv"] == 25
 
 
+@pytest.mark.parametrize("line,result", [
+    ("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Resistenza 4 x 2 = 20 Danni, Mira Testa, "
+     "2 Stack di Stordimento", 20),
+    ("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Resistenza 4 = 10 Danni, 2 Stack di Stordimento", 10),
+    ("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Resistenza 4 = 10 Danni + 1 Stack di Storpiatura "
+     "Articolare", 10),
+    ("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Resistenza 4 = 10 Danni 1 Stack di Sbilanciamento", 10),
+    ("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Resistenza 4 = 10 Danni; Sbilanciamento 1", 10),
+])
+def test_conditions_reported_after_the_result_are_text_not_arithmetic(line, result):
+    [c] = parse_damage_calcs(line)
+    assert (c.result, c.value, c.target) == (result, result, "Rukia")
+    assert all(t.name != "Mira Testa" for t in c.terms)
+
+
+def test_after_the_result_an_operation_still_goes_on():
+    [c] = parse_damage_calcs("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Resistenza 6 = 8 Danni x2")
+    assert (c.result, c.value) == (None, 16)  # "= 8 Danni x2": 8 is not the end of the calculation
+    [c] = parse_damage_calcs("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Armatura 6,5 = 7,5 Danni")
+    assert (c.result, c.value) == (7.5, 7.5)  # a decimal comma is no list
+
+
+def test_the_issue_s_fight_from_the_written_text_audits_clean():
+    # the same fight, every Calcolo read by the scraper from the line the player wrote
+    line = ("Calcolo Danni [Zangetsu] (Ichigo vs Rukia): Potenza 14 - Resistenza 4 x 2 = 20 Danni, Mira Testa, "
+            "2 Stack di Stordimento")
+    f = Fight()
+    f.post("Ichigo", pv=60, stats=I, rolls=[R("1d12+5", 12, HEAD)])
+    f.post("Rukia", pv=50, stats=RU, body="Difesa Nulla")
+    f.post("Ichigo", pv=60, stats=I, damage=parse_damage_calcs(line),
+           rolls=[R("1d12+8", 4, "Attacco [Zangetsu] (Ichigo vs Rukia): (+2 [Raggio Ottimale] +6 [Destrezza])")])
+    f.post("Rukia", pv=30, stats=RU, registro=["-20 PV [Zangetsu di Ichigo]"],
+           rolls=[R("1d12+3", 9, "Schivata (Rukia vs Ichigo): (+5 [Destrezza] -2 [Stordimento])")])
+    f.post("Ichigo", pv=60, stats=I, damage=parse_damage_calcs(
+        "Calcolo Danni [Zangetsu] (Ichigo vs Rukia): (Potenza 14 - Resistenza 4) / 2 = 5 Danni"))
+    f.post("Rukia", pv=25, stats=RU, registro=["-5 PV [Zangetsu di Ichigo]"])
+    a = f.replay()
+    assert [c for p in a.posts for c in codes(a, p.id) if not c.startswith(("outcome.", "ruling."))] == []
+    assert a.posts[2].state["Rukia"]["stacks"] == {"Stordimento": 2}
+    assert a.characters["Rukia"]["pv"] == 25
+
+
 def test_head_twelve_not_written_is_a_missing_condition_and_the_state_has_it():
     a = aimed("Zangetsu su Rukia: 20 Danni").replay()
     [v] = find(a, "damage.missing_condition", "102")
@@ -265,3 +307,22 @@ def test_two_rigenerazioni_in_one_turn_only_the_strongest_counts():
     [v] = find(a, "damage.miscalculated", "100")
     assert (v.expected, v.found, v.details["amounts"]) == (3, 5, [2, 3])
     assert [x.expected for x in find(a, "outcome.cure", "100")] == [3]
+
+
+@pytest.mark.parametrize("written,errors", [(4, []), (7, ["damage.miscalculated"])])
+def test_a_calcolo_delle_cure_written_with_the_cura_is_checked_when_it_resolves(written, errors):
+    # the target's Difesa plays no part, so the Calcolo may come in the Cura's own post (100); it is checked when
+    # the Cura resolves (102, after the post in which it could be stopped), never reported missing
+    f = Fight(cure_reg())
+    f.post("Orihime", pv=30, stats=O, rolls=[R("1d12+2", 7, CURA)],
+           damage=parse_damage_calcs(f"Cura [Kaido] (Orihime vs Ichigo): [8 + (5 / 5)] / 2 = {written} PV"))
+    f.post("Ichigo", pv=(50, 60), stats=I)
+    f.post("Orihime", pv=30, stats=O)
+    f.post("Ichigo", pv=(54, 60), stats=I, registro=["+4 PV [Kaido di Orihime]"])
+    a = f.replay()
+    assert codes(a, severity="error") == errors and find(a, "damage.missing_calc") == []
+    if errors:
+        [v] = find(a, "damage.miscalculated", "102")
+        assert (v.expected, v.found) == (4, 7) and "scritto con la Cura, nel post 100" in v.message
+    assert find(a, "outcome.cure", "102")[0].details["pv_recuperati"] == 4
+    assert a.characters["Ichigo"]["pv"] == 54

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ...fastdata import maker  # noqa: F401 - re-exported: the guida modules build their values with it
-from ...history import Registry
+from ...history import DamageCalc, Registry
 from .stacks import StackSet
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -171,6 +171,9 @@ class Hit:
     condizioni: tuple[tuple[str, int], ...] = ()
     applicate: tuple[tuple[str, int], ...] = ()
     fermata: str | None = None  # a Cura stopped by a Contrattacco su Azione Generica in this post: it did not land
+    # a Calcolo delle Cure written in the Cura's own post (the target's Difesa plays no part, so a player may write
+    # it at once): checked when the Cura resolves, unless the next post writes one
+    calcolo: DamageCalc | None = None
 
 
 @dataclass(frozen=True)

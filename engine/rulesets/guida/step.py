@@ -848,9 +848,14 @@ def _damage_calcs(p: _Post) -> None:
         calcs = [c for c in calcs if c not in regen]
     for h in mine:
         atk = h.attack
+        where = ""
         if atk.cura:
             # a Cura's own line first (the Calcolo delle Cure), else any line naming it
             calc = _match_calc([c for c in calcs if c.kind == "cura"], atk) or _match_calc(calcs, atk)
+            if calc is None and h.calcolo is not None:
+                calc = h.calcolo  # written with the Cura itself
+                calcs.append(calc)  # removed again just below
+                where = f" Il Calcolo delle Cure è scritto con la Cura, nel post {atk.post}."
         elif extras:
             calc = _match_calc([c for c in calcs if c.kind not in _EXTRA_KINDS], atk) or _match_calc(calcs, atk)
         else:
@@ -862,7 +867,7 @@ def _damage_calcs(p: _Post) -> None:
                 p.verdicts.append(verdict("damage.no_hit", post.id,
                     f"Calcolo delle Cure su {atk.target}" + (f" [{atk.techniques[0]}]" if atk.techniques else "")
                     + f": la Cura non è andata a segno (fermata da un Contrattacco su Azione Generica nel post "
-                    f"{h.fermata}). Non va registrata.", T.RULE_CURE, expected=None,
+                    f"{h.fermata}). Non va registrata." + where, T.RULE_CURE, expected=None,
                     found=calc.result if calc.result is not None else _evaluate(calc),
                     details={"raw": calc.raw, "attack_post": atk.post, "fermata": h.fermata}))
             continue
@@ -906,7 +911,7 @@ def _damage_calcs(p: _Post) -> None:
                         r for r in h.reasons if "raddoppiato" in r.lower() or "mira" in r.lower()) + "."
             p.verdicts.append(verdict("damage.miscalculated", post.id,
                 ("Cura di " if cura else "Danno a ") + atk.target + (f" [{tech}]" if tech else "")
-                + f": {cifra(stated)} dichiarato, {shown} calcolato." + why, rule, expected=shown, found=stated,
+                + f": {cifra(stated)} dichiarato, {shown} calcolato." + why + where, rule, expected=shown, found=stated,
                 details=details.get(),
                 assumption="calcolo_dichiarato" if basis == "dichiarato" else None))
         elif amount is None and stated is not None:
@@ -2599,7 +2604,7 @@ def _distanza_cura(settings: Any, tag: Any) -> tuple[bool, int | None]:
 def _register_cura(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, annulled: bool) -> None:
     """A Cura Principale rolled: it lands on its targets (the poster when it names none) unless the target or an
     opponent stops its user with a Contrattacco su Azione Generica, so every other fighter may answer it (a generic
-    Incoming); its Calcolo delle Cure comes in the user's next post, as for damage."""
+    Incoming); its Calcolo delle Cure comes in the user's next post, as for damage, or in this same post."""
     tag = roll.tag
     aliases = p.state.aliases
     targets = [(aliases.get(*_name_keys(t)) if t else None) or t for t in (tag.targets if tag is not None else ())]
@@ -2608,6 +2613,7 @@ def _register_cura(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck
     group = f"{post_id}#{i}"
     techniques = tuple(tag.techniques) if tag else ()
     others = [n for n in p.fighters if n != actor and n not in targets and n in (p.state.order + (p.name,))]
+    written = [c for c in p.post.damage if c.kind == "cura" and not _RIGENERAZIONE.match(c.raw)]
     for t in targets + others:
         inc = _Incoming(f"{post_id}#{i}#{t}", actor, t, post_id, i, spec.key, techniques, chk.total, chk.rendered,
                         chk.face, None, True, group, None, len(targets), False, ONE, annulled, False, roll.authentic,
@@ -2615,7 +2621,11 @@ def _register_cura(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck
         if t != actor:
             p.new_incoming.append(inc)
         if t in targets and not annulled:
-            p.hits.append(_Hit(inc, post_id, ONE, ("Cura: la Difesa del Bersaglio non si considera",), None))
+            early = _match_calc(written, inc)
+            if early is not None:
+                written.remove(early)
+            p.hits.append(_Hit(inc, post_id, ONE, ("Cura: la Difesa del Bersaglio non si considera",), None,
+                               calcolo=early))
 
 
 def _cura_fermata(p: _Post, i: int, atk: Incoming) -> None:
