@@ -27,7 +27,7 @@ from protego import Protego
 from requests.structures import CaseInsensitiveDict
 
 from .errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
-from .netguard import LOOPBACK_ANY_PORT, NetPolicy, PinnedAdapter, Target, Unpinned, host_matches, parse_ip
+from .netguard import NetPolicy, PinnedAdapter, Target, Unpinned, host_matches, parse_ip
 from .netguard import refused as _refused
 
 # The forum hosts a default policy lets through; phpBB boards live anywhere, so they are added per use.
@@ -81,7 +81,6 @@ class FetchPolicy:
     allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS
     # the only private addresses reachable: "127.0.0.1:8123", "10.1.0.0/16:8080", "[::1]:8123" (docs/fetching.md)
     private_allowlist: tuple[str, ...] = ()
-    allow_private: bool = False  # deprecated (the CLI's --allow-private): adds LOOPBACK_ANY_PORT, nothing else
     connect_timeout: float = 5.0
     read_timeout: float = 20.0  # between two reads
     total_timeout: float = 60.0  # for a whole response body, so a trickling server cannot hold us forever
@@ -417,8 +416,7 @@ class Fetcher:
             "Accept-Encoding": "gzip, deflate",
         })
         self.cache = DiskCache(self.policy.cache_dir) if self.policy.cache_dir else None
-        private = tuple(self.policy.private_allowlist) + (LOOPBACK_ANY_PORT if self.policy.allow_private else ())
-        self.net = NetPolicy(self.policy.allowed_hosts, private)  # AllowlistError on an unreadable entry
+        self.net = NetPolicy(self.policy.allowed_hosts, self.policy.private_allowlist)  # AllowlistError on an unreadable entry
         self._hosts: dict[str, _HostState] = {}
         self._hosts_lock = threading.Lock()
         self._robots: dict[str, tuple[float, Protego | None, str | None]] = {}

@@ -220,8 +220,6 @@ def parse_private_entry(entry: str) -> PrivateEntry:
     return PrivateEntry(network, ports)
 
 
-# The loopback of this machine, any port: what the deprecated `allow_private = true` still opens.
-LOOPBACK_ANY_PORT: tuple[str, ...] = ("127.0.0.0/8:*", "[::1]:*")
 
 
 def host_matches(host: str, patterns: Iterable[str]) -> bool:
@@ -415,6 +413,6 @@ class PinnedAdapter(HTTPAdapter):
         self.poolmanager.pool_classes_by_scheme = {"http": HTTPPool, "https": HTTPSPool}
 
 
-__all__ = ["AllowlistError", "DEFAULT_PORTS", "HostRule", "LOOPBACK_ANY_PORT", "NEVER_ALLOWED", "NetPolicy",
+__all__ = ["AllowlistError", "DEFAULT_PORTS", "HostRule", "NEVER_ALLOWED", "NetPolicy",
            "PinnedAdapter", "PrivateEntry", "Target", "Unpinned", "address_refusal", "connect_pinned",
            "embedded_ipv4", "host_matches", "never_allowed", "parse_ip", "parse_private_entry", "refused"]

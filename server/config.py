@@ -29,7 +29,6 @@ DEFAULTS: dict[str, Any] = {
     "forum_config": "",
     # fetching
     "allowed_hosts": list(DEFAULT_FORUM_HOSTS),
-    "allow_private": False,  # True only for tests and the demo (loopback forum server)
     "private_allowlist": [],  # the only private addresses fetched: "127.0.0.1:8123", "10.1.0.0/16:8080" (fetching.md)
     "obey_robots": True,
     "fetch_connect_timeout": 5.0,
@@ -95,7 +94,19 @@ def _coerce(key: str, value: Any, default: Any, source: str) -> Any:
     elif isinstance(default, str):
         if isinstance(value, str):
             return value
-    raise ConfigError(f"{source}: {key} must be a {kind.__name__}, got {value!r}")
+    raise ConfigError(f"{source}: {key} deve essere {_KIND_WORDS.get(kind, kind.__name__)}, non {value!r}")
+
+
+_KIND_WORDS = {bool: "vero o falso", int: "un numero intero", float: "un numero", str: "un testo",
+               list: "un elenco di testi"}
+# Keys that once existed: a file that still has one gets told what replaced it, not just "unknown".
+_REMOVED = {"allow_private": "private_allowlist (gli indirizzi privati ammessi con la porta, es. \"127.0.0.1:8123\")"}
+
+
+def _unknown(key: str, where: str) -> ConfigError:
+    if key in _REMOVED:
+        return ConfigError(f"{where}: la chiave {key!r} non esiste più, usa {_REMOVED[key]}")
+    return ConfigError(f"{where}: chiave sconosciuta {key!r}")
 
 
 def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[str, str] | None = None,
@@ -109,14 +120,14 @@ def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)
         except OSError as exc:
-            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+            raise ConfigError(f"file di configurazione {path} non leggibile: {exc.strerror}") from None
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"config file {path}: {exc}") from None
+            raise ConfigError(f"file di configurazione {path}: TOML non valido: {exc}") from None
         # a [arbitro] table or top-level keys
         data = data.get("arbitro", data)
         for key, value in data.items():
             if key not in DEFAULTS:
-                raise ConfigError(f"config file {path}: unknown key {key!r}")
+                raise _unknown(key, f"file di configurazione {path}")
             cfg[key] = _coerce(key, value, DEFAULTS[key], str(path))
         base = Path(path).resolve().parent
         for key in ("database", "cache_dir", "forum_config"):  # relative paths in a file are relative to the file
@@ -126,13 +137,15 @@ def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[
         if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX + "CONFIG" or name == ENV_PREFIX + "CHROMIUM":
             continue
         key = name[len(ENV_PREFIX):].lower()
+        if key in _REMOVED:
+            raise _unknown(key, f"variabile {name}")
         if key in DEFAULTS:
             cfg[key] = _coerce(key, value, DEFAULTS[key], name)
     for key, value in (overrides or {}).items():
         if key == "config_file":
             continue
         if key not in DEFAULTS:
-            raise ConfigError(f"unknown config key {key!r}")
+            raise _unknown(key, "configurazione")
         cfg[key] = _coerce(key, value, DEFAULTS[key], "config")
     return cfg
 
@@ -163,7 +176,8 @@ def load_forum_configs(path: str | os.PathLike[str] | None) -> Any:
         for rid in [fc.ruleset, *fc.sections.values()]:
             if rid is not None and rid not in known:
                 where = fc.host or "[default]"
-                raise ConfigError(f"forum_config {path}: {where}: unknown ruleset {rid!r} (known: {sorted(known)})")
+                raise ConfigError(f"forum_config {path}: {where}: regolamento sconosciuto {rid!r} "
+                                  f"(noti: {', '.join(sorted(known))})")
     return forums
 
 

@@ -31,7 +31,6 @@ def build_fetch_policy(cfg: dict[str, Any]) -> Any:
 
     wanted = {
         "allowed_hosts": tuple(cfg["allowed_hosts"]),
-        "allow_private": cfg["allow_private"],
         "private_allowlist": tuple(cfg["private_allowlist"]),
         "connect_timeout": cfg["fetch_connect_timeout"],
         "read_timeout": cfg["fetch_read_timeout"],

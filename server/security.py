@@ -12,21 +12,20 @@ from urllib.parse import urlsplit, urlunsplit
 from flask import Flask, Request, Response, request
 
 from scraper.errors import HostNotAllowed
-from scraper.netguard import LOOPBACK_ANY_PORT, AllowlistError, NetPolicy, host_matches
+from scraper.netguard import AllowlistError, NetPolicy, host_matches
 
 from .errors import BadRequest, Forbidden, RateLimited, Unprocessable
 
 
 def net_policy(cfg: dict[str, Any]) -> NetPolicy:
-    """The service config's fetch policy (`allowed_hosts`, `private_allowlist`; the deprecated `allow_private`
-    adds only the loopback), the same object the fetcher applies."""
-    key = (tuple(cfg.get("allowed_hosts", ())), tuple(cfg.get("private_allowlist", ())), bool(cfg.get("allow_private")))
-    return _net_policy(*key)
+    """The service config's fetch policy (`allowed_hosts`, `private_allowlist`), the same object the fetcher
+    applies."""
+    return _net_policy(tuple(cfg.get("allowed_hosts", ())), tuple(cfg.get("private_allowlist", ())))
 
 
 @functools.lru_cache(maxsize=8)
-def _net_policy(hosts: tuple[str, ...], private: tuple[str, ...], allow_private: bool) -> NetPolicy:
-    return NetPolicy(hosts, private + (LOOPBACK_ANY_PORT if allow_private else ()))
+def _net_policy(hosts: tuple[str, ...], private: tuple[str, ...]) -> NetPolicy:
+    return NetPolicy(hosts, private)
 
 
 def check_forum_url(url: Any, cfg: dict[str, Any]) -> str:

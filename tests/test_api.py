@@ -83,7 +83,7 @@ def test_host_not_allowed_is_403(client):
 def test_private_addresses_refused_unless_configured(server_config):
     from server.app import create_app
 
-    cfg = dict(server_config, allow_private=False, allowed_hosts=["*.forumfree.it", "10.0.0.1", "localhost"])
+    cfg = dict(server_config, private_allowlist=[], allowed_hosts=["*.forumfree.it", "10.0.0.1", "localhost"])
     app = create_app(cfg)
     try:
         c = app.test_client()

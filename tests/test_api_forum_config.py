@@ -167,7 +167,7 @@ def test_cli_url_picks_the_forum_ruleset(tmp_path, ff, capsys):
     cfg = tmp_path / "forums.toml"
     cfg.write_text('[forums."127.0.0.1"]\n[forums."127.0.0.1".sections]\n"9988" = "cosmo"\n')
     doc = _cli_json(capsys, ["audit", ff.thread_url, "--format", "json", "--forum-config", str(cfg),
-                             "--allow-host", "127.0.0.1", "--allow-private", "--no-sheets"])
+                             "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*", "--no-sheets"])
     assert doc["ruleset"] == "cosmo"
 
 

@@ -44,7 +44,7 @@ def test_saved_files_print_the_same_history_as_scrape(fixtures_dir):
 def test_local_url_prints_the_same_history_as_scrape(local_forum, local_fetcher, tmp_path):
     local_forum.load_forum(FF)
     url = local_forum.url("/?t=62345678")
-    proc = run_cli(url, "--allow-host", "127.0.0.1", "--allow-private", "--cache-dir", str(tmp_path / "c"))
+    proc = run_cli(url, "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*", "--cache-dir", str(tmp_path / "c"))
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b""  # not a terminal: no progress bar
     expected = scrape([url], fetcher=local_fetcher).to_dict()
@@ -58,7 +58,7 @@ def test_output_file_and_registry(local_forum, fixtures_dir, tmp_path):
     local_forum.load_forum(FF)
     out = tmp_path / "storia.json"
     registry = fixtures_dir / "registry" / "hollow_vs_quincy.toml"
-    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache",
+    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*", "--no-cache",
                    "--no-sheets", "--registry", str(registry), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == b""
@@ -74,7 +74,7 @@ def test_progress_bar_drawn_on_a_terminal(local_forum, tmp_path):
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "server", "scrape", local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1",
-             "--allow-private", "--no-cache", "-o", str(tmp_path / "h.json")],
+             "--allow-private", "127.0.0.1:*", "--no-cache", "-o", str(tmp_path / "h.json")],
             cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, stdout=subprocess.DEVNULL, stderr=slave)
         os.close(slave)
         slave = None
@@ -122,7 +122,7 @@ def test_not_a_thread_is_bad_input(tmp_path):
 
 
 def test_fetch_failure_is_exit_3(local_forum, tmp_path):
-    proc = run_cli(local_forum.url("/?t=404404"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache")
+    proc = run_cli(local_forum.url("/?t=404404"), "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*", "--no-cache")
     err = proc.stderr.decode("utf-8")
     assert proc.returncode == 3
     assert "[fetch_failed]" in err and "404" in err and err.count("\n") == 1
@@ -132,7 +132,7 @@ def test_fetch_failure_is_exit_3(local_forum, tmp_path):
 def test_robots_block_is_exit_3(local_forum):
     local_forum.load_forum(FF)
     local_forum.set_robots("User-agent: *\nDisallow: /\n")
-    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache")
+    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*", "--no-cache")
     assert proc.returncode == 3 and b"[blocked_by_robots]" in proc.stderr
 
 
@@ -206,7 +206,7 @@ def test_bad_saved_at_is_one_line_and_exit_2(fixtures_dir, value):
 
 def test_saved_at_with_a_url_is_refused(local_forum):
     local_forum.load_forum(FF)
-    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "--no-cache",
+    proc = run_cli(local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*", "--no-cache",
                    "--saved-at", "2026-11-09")
     assert proc.returncode == 2 and proc.stdout == b""
     assert "[bad_saved_at]" in proc.stderr.decode("utf-8")

@@ -117,7 +117,7 @@ def test_thread_url_over_loopback_http(local_forum, capsys):
     """The real path: a thread URL fetched over HTTP from a local forum, then audited."""
     local_forum.load_forum("bleach-gdr.forumfree.it")
     url = local_forum.url("/?t=62345678")
-    assert main(["audit", url, "--allow-host", "127.0.0.1", "--allow-private", "--no-sheets", "--format", "json"]) == 0
+    assert main(["audit", url, "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*", "--no-sheets", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["posts"]) == 18
     assert doc["characters"]["Quincy"]["pv"] == 8 and doc["characters"]["Hollow"]["pv"] == 47

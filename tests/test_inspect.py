@@ -96,7 +96,7 @@ def test_nothing_read_is_said_and_exits_2(tmp_path):
 
 def test_url_through_the_local_forum(local_forum):
     local_forum.load_forum("bleach-gdr.forumfree.it")
-    proc = run_cli("inspect", local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private")
+    proc = run_cli("inspect", local_forum.url("/?t=62345678"), "--allow-host", "127.0.0.1", "--allow-private", "127.0.0.1:*")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode("utf-8")
     assert "Piattaforma: forumfree" in out

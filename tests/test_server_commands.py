@@ -73,9 +73,10 @@ def test_config_layers(tmp_path):
     f.write_text('refresh_after = 30\nallowed_hosts = ["a.it"]\ncors_origins = ["https://a.it"]\n', encoding="utf-8")
     cfg = load_config({"rate_limit_audits": 3}, environ={"ARBITRO_CONFIG": str(f), "ARBITRO_REFRESH_AFTER": "45",
                                                          "ARBITRO_ALLOWED_HOSTS": "b.it, *.c.it",
-                                                         "ARBITRO_ALLOW_PRIVATE": "yes", "OTHER": "x"})
+                                                         "ARBITRO_PRIVATE_ALLOWLIST": "127.0.0.1:8123",
+                                                         "OTHER": "x"})
     assert cfg["refresh_after"] == 45.0  # env beats file
-    assert cfg["allowed_hosts"] == ["b.it", "*.c.it"] and cfg["allow_private"] is True
+    assert cfg["allowed_hosts"] == ["b.it", "*.c.it"] and cfg["private_allowlist"] == ["127.0.0.1:8123"]
     assert cfg["cors_origins"] == ["https://a.it"]  # from the file
     assert cfg["rate_limit_audits"] == 3  # explicit beats all
     with pytest.raises(ConfigError, match="refresh_after"):

@@ -2,6 +2,7 @@
 resolver and a socket-level guard that fails the test if any connect to a non-loopback address is attempted."""
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import socket
 
@@ -307,14 +308,30 @@ def test_allowlist_entries_pin_address_and_port(entry, ip, port, admitted):
     assert parse_private_entry(entry).admits(ipaddress.ip_address(ip), port) is admitted
 
 
-def test_deprecated_allow_private_opens_the_loopback_only(net):
-    fetcher = Fetcher(FetchPolicy(allowed_hosts=("10.0.0.1", "lan.test"), allow_private=True, cache_dir=None))
+def test_the_old_allow_private_switch_is_gone_and_says_what_replaced_it(tmp_path):
+    from server.config import ConfigError, load_config
+
+    assert "allow_private" not in {f.name for f in dataclasses.fields(FetchPolicy)}
+    f = tmp_path / "c.toml"
+    f.write_text("allow_private = true\n", encoding="utf-8")
+    for kwargs in ({"config_file": str(f), "environ": {}}, {"environ": {"ARBITRO_ALLOW_PRIVATE": "yes"}}):
+        with pytest.raises(ConfigError, match="non esiste più, usa private_allowlist"):
+            load_config(**kwargs)
+
+
+def test_cli_allow_private_names_one_address_and_port(net):
+    from server.commands.scrape import fetch_policy
+    from server.cli import build_parser
+
+    args = build_parser().parse_args(["scrape", "http://lan.test/?t=1", "--allow-host", "lan.test:8123",
+                                      "--allow-private", "192.168.1.10:8123"])
+    fetcher = Fetcher(fetch_policy(args, cache_dir=None))
     net.names["lan.test"] = ["192.168.1.10"]
-    for url in ("http://10.0.0.1/?t=1", "http://lan.test/?t=1"):
+    fetcher.check_url("http://lan.test:8123/?t=1")
+    for url, reason in (("http://lan.test/?t=1", "port"), ("http://127.0.0.1:8123/?t=1", "host")):
         with pytest.raises(HostNotAllowed) as info:
-            fetcher.get(url)
-        assert info.value.reason == "address"
-    fetcher.check_url("http://127.0.0.1:8123/?t=1")
+            fetcher.check_url(url)
+        assert info.value.reason == reason, url
     assert net.connects == []
 
 
@@ -387,7 +404,7 @@ def api(server_config, net, local_forum):
     made = []
 
     def make(hosts, private=()):
-        cfg = dict(server_config, allow_private=False, allowed_hosts=list(hosts), private_allowlist=list(private))
+        cfg = dict(server_config, allowed_hosts=list(hosts), private_allowlist=list(private))
         app = create_app(cfg)
         made.append(app)
         return app.test_client()

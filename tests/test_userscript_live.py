@@ -37,7 +37,7 @@ def live_service(tmp_path):
 
     app = create_app({
         "database": str(tmp_path / "arbitro.sqlite3"), "cache_dir": str(tmp_path / "cache"),
-        "default_ruleset": "guida", "allowed_hosts": ["127.0.0.1"], "allow_private": True,
+        "default_ruleset": "guida", "allowed_hosts": ["127.0.0.1"], "private_allowlist": ["127.0.0.1:*"],
         "fetch_min_interval": 0.0, "fetch_retries": 0, "obey_robots": False, "follow_sheets": True,
         "secret_key": "prova-userscript",
     })

@@ -8,6 +8,8 @@ import pathlib
 import sys
 from typing import Any
 
+from .scrape import add_network_arguments, fetch_policy
+
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_FETCH = 3
@@ -36,9 +38,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="imposta un'opzione del regolamento (valore JSON o testo; ripetibile)")
     p.add_argument("--platform", choices=("auto", "forumfree", "forumotion", "phpbb", "generic"), default="auto",
                    help="piattaforma del forum (default: riconosciuta dalla pagina)")
-    p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                   help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
-    p.add_argument("--allow-private", action="store_true", help="ammette indirizzi privati/locali (test)")
+    add_network_arguments(p)
     p.add_argument("--no-sheets", action="store_true", help="non seguire i link alle schede dei personaggi")
     p.add_argument("--saved-at", metavar="ISO",
                    help="pagine salvate: quando sono state salvate (ISO 8601); \"Oggi\"/\"Ieri\" si leggono rispetto "
@@ -151,15 +151,14 @@ def load_history(args: argparse.Namespace, forums: Any = None) -> tuple[Any, tup
             if b"arbitro.history/1" in raw:
                 return _history_file(path, raw), None
     from scraper.crawl import scrape
-    from scraper.fetch import Fetcher, FetchPolicy
+    from scraper.fetch import Fetcher
 
     is_url = any("://" in s for s in args.sources)
     if not is_url:
         missing = [s for s in args.sources if not pathlib.Path(s).exists()]
         if missing:
             raise _BadInput("not_found", "file non trovato: " + ", ".join(missing))
-    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=args.cache_dir,
-                         max_bytes=cap).with_hosts(*args.allow_host)
+    policy = fetch_policy(args, cache_dir=args.cache_dir, max_bytes=cap)
     with Fetcher(policy) as fetcher:
         keep = _FirstPage(fetcher)
         history = scrape(args.sources, platform=args.platform, fetcher=keep if is_url else None, config=forums,

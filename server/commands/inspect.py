@@ -9,6 +9,8 @@ import sys
 from datetime import datetime, timezone
 from typing import Any
 
+from .scrape import add_network_arguments, fetch_policy
+
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_FETCH = 3
@@ -27,9 +29,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="piattaforma del forum (default: riconosciuta dalla pagina)")
     p.add_argument("--forum-config", "--config", dest="forum_config", metavar="FILE",
                    help="configurazione dei forum (TOML, docs/forum-config.md)")
-    p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                   help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
-    p.add_argument("--allow-private", action="store_true", help="ammette indirizzi privati/locali (test)")
+    add_network_arguments(p)
     p.add_argument("--format", choices=("text", "json"), default="text", help="formato dell'uscita")
     p.set_defaults(func=run)
     return p
@@ -71,13 +71,13 @@ def _fail(code: str, message: str, status: int) -> int:
 def inspect_sources(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One report per source; a URL is fetched as `arbitro scrape` fetches it (same policy, allowlist, robots)."""
     from scraper.crawl import BadSource, read_file_capped, saved_page_date, saved_page_url
-    from scraper.fetch import Fetcher, FetchPolicy, charset_from_content_type
+    from scraper.fetch import Fetcher, charset_from_content_type
 
     config = None
     if args.forum_config:
         from scraper.platforms.config import load_config
         config = load_config(pathlib.Path(args.forum_config))
-    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=None).with_hosts(*args.allow_host)
+    policy = fetch_policy(args, cache_dir=None)
     reports = []
     with Fetcher(policy) as fetcher:
         for source in args.sources:

@@ -26,10 +26,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--registry", metavar="FILE", help="registro TOML scritto dal master (vince sulle schede)")
     p.add_argument("--config", "--forum-config", dest="config", metavar="FORUMCONFIG",
                    help="configurazione TOML dei forum (selettori, dadi, fuso)")
-    p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                   help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
-    p.add_argument("--allow-private", action="store_true",
-                   help="ammette indirizzi privati/locali (solo per forum in rete locale o test)")
+    add_network_arguments(p)
     p.add_argument("--cache-dir", default=".arbitro-cache", metavar="DIR",
                    help="cartella della cache HTTP per le richieste condizionali (default: .arbitro-cache)")
     p.add_argument("--no-cache", action="store_true", help="nessuna cache: scarica sempre tutto")
@@ -44,6 +41,33 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="ForumFree/ForumCommunity: legge la discussione da api.php (JSON) invece che dall'HTML")
     p.set_defaults(func=run)
     return p
+
+
+def add_network_arguments(p: argparse.ArgumentParser) -> None:
+    """--allow-host and --allow-private, the same for every command that fetches (docs/fetching.md)."""
+    p.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                   help="ammette anche questo host (ripetibile; '*.dominio' per i sottodomini)")
+    p.add_argument("--allow-private", action="append", default=[], type=_private_entry, metavar="ADDR:PORT",
+                   help="ammette questo indirizzo privato o locale con la sua porta (ripetibile; es. "
+                        "127.0.0.1:8123, 10.1.0.0/16:8080, [::1]:8123; '*' per ogni porta): un forum in rete "
+                        "locale o di prova. Metadati cloud e link-local mai")
+
+
+def _private_entry(text: str) -> str:
+    from scraper.netguard import AllowlistError, parse_private_entry
+
+    try:
+        parse_private_entry(text)
+    except AllowlistError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def fetch_policy(args: argparse.Namespace, **fields: Any) -> Any:
+    """The FetchPolicy of a command: its --allow-host and --allow-private on top of the defaults."""
+    from scraper.fetch import FetchPolicy
+
+    return FetchPolicy(private_allowlist=tuple(args.allow_private), **fields).with_hosts(*args.allow_host)
 
 
 def _positive_int(text: str) -> int:
@@ -108,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _scrape(args: argparse.Namespace, bar: _ProgressBar | None) -> Any:
     from scraper.crawl import scrape
-    from scraper.fetch import Fetcher, FetchPolicy
+    from scraper.fetch import Fetcher
 
     from server.untrusted import check_toml_file
 
@@ -120,9 +144,7 @@ def _scrape(args: argparse.Namespace, bar: _ProgressBar | None) -> Any:
         config = load_config(pathlib.Path(args.config))
     if args.registry:
         check_toml_file(args.registry, "--registry", cap)
-    policy = FetchPolicy(allow_private=args.allow_private, cache_dir=None if args.no_cache else args.cache_dir,
-                         max_bytes=cap)
-    policy = policy.with_hosts(*args.allow_host)
+    policy = fetch_policy(args, cache_dir=None if args.no_cache else args.cache_dir, max_bytes=cap)
     with Fetcher(policy) as fetcher:
         is_url = any("://" in s for s in args.sources)
         return scrape(args.sources, platform=args.platform, config=config, fetcher=fetcher if is_url else None,
@@ -138,7 +160,9 @@ def refusal_message(exc: Exception) -> str:
     if reason == "host":
         message += "; --allow-host HOST lo ammette"
     elif reason == "address":
-        message += "; --allow-private ammette gli indirizzi locali"
+        message += "; --allow-private INDIRIZZO:PORTA lo ammette (solo un forum in rete locale o di prova)"
+    elif reason == "port":
+        message += "; --allow-host HOST:PORTA ammette quella porta"
     return message
 
 

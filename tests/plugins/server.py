@@ -120,7 +120,7 @@ def history_factory():
 def server_config(tmp_path, tiny_ruleset) -> dict[str, Any]:
     return {
         "database": str(tmp_path / "arbitro.sqlite3"), "cache_dir": str(tmp_path / "cache"),
-        "default_ruleset": TINY, "allowed_hosts": ["127.0.0.1", "*.forumfree.it"], "allow_private": True,
+        "default_ruleset": TINY, "allowed_hosts": ["127.0.0.1", "*.forumfree.it"], "private_allowlist": ["127.0.0.1:*"],
         "fetch_min_interval": 0.0, "fetch_retries": 0, "fetch_backoff": 0.01, "fetch_read_timeout": 3.0,
         "fetch_connect_timeout": 2.0, "obey_robots": False, "follow_sheets": False, "failure_backoff": 0.0,
         "cors_origins": ["https://*.forumfree.it"], "secret_key": "s3greto-di-prova",
