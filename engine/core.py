@@ -17,7 +17,7 @@ class EngineError(Exception):
 
 class UnknownRuleset(EngineError):
     def __init__(self, ruleset_id: str, known: list[str]):
-        super().__init__(f"unknown ruleset {ruleset_id!r} (known: {', '.join(known)})")
+        super().__init__(f"regolamento sconosciuto {ruleset_id!r} (noti: {', '.join(known)})")
         self.ruleset_id = ruleset_id
         self.known = known
 
@@ -57,6 +57,8 @@ class Ruleset(Protocol):
     def next_hint(self, state: Any, character: str | None = None) -> dict[str, Any]:
         """The "your turn" hint: who posts next, incoming attacks, stats, stacks, Registro, dice tags."""
 
+    # Optional: `conventions` (engine.recognise.Conventions), what its posts look like, so a fight no config assigns
+    # can be recognised.
     # Optional (a ruleset may omit it): `rulings(state) -> [(code, post_id, decision), …]`, the master's
     # rulings seen so far; `replay` annotates the matching verdicts with `details["ruling"]`.
 
@@ -89,7 +91,8 @@ def resolve_settings(ruleset: Ruleset, overrides: dict[str, Any] | None) -> dict
     out = {name: s.default for name, s in known.items()}
     for name, value in (overrides or {}).items():
         if name not in known:
-            raise BadSetting(f"ruleset {ruleset.id!r} has no setting {name!r}")
+            raise BadSetting(f"il regolamento {ruleset.id!r} non ha l'impostazione {name!r} "
+                             f"(ha: {', '.join(sorted(known)) or 'nessuna'})")
         out[name] = value
     return out
 

@@ -384,18 +384,18 @@ class CombatHistory:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CombatHistory:
         if not isinstance(data, dict) or data.get("format") != HISTORY_FORMAT:
-            raise HistoryFormatError(f"not an {HISTORY_FORMAT} document")
+            raise HistoryFormatError(f"non è un documento {HISTORY_FORMAT}")
         try:
             return _from_jsonable(cls, data)
         except (TypeError, ValueError, KeyError) as exc:
-            raise HistoryFormatError(f"invalid {HISTORY_FORMAT} document: {exc}") from exc
+            raise HistoryFormatError(f"documento {HISTORY_FORMAT} non valido: {exc}") from exc
 
 
 def registry_from_dict(data: dict[str, Any]) -> Registry:
     try:
         return _from_jsonable(Registry, data)
     except (TypeError, ValueError, KeyError) as exc:
-        raise HistoryFormatError(f"invalid registry: {exc}") from exc
+        raise HistoryFormatError(f"registro non valido: {exc}") from exc
 
 
 def registry_to_dict(registry: Registry) -> dict[str, Any]:
@@ -423,6 +423,15 @@ def _hints(cls: type) -> dict[str, Any]:
     return _HINTS[cls]
 
 
+# JSON's words for the Python types a history holds (messages name what the document has, not Python's names)
+_TYPE_WORDS = {str: "un testo", int: "un numero intero", float: "un numero", bool: "un booleano",
+               list: "un elenco", tuple: "un elenco", dict: "un oggetto", type(None): "null"}
+
+
+def _type_word(tp: Any) -> str:
+    return _TYPE_WORDS.get(tp, getattr(tp, "__name__", str(tp)))
+
+
 def _from_jsonable(tp: Any, value: Any) -> Any:
     origin = get_origin(tp)
     if origin in (typing.Union, types.UnionType):
@@ -433,24 +442,24 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
     if value is None:
         if tp is Any:
             return None
-        raise TypeError(f"null where {getattr(tp, '__name__', tp)} is required")
+        raise TypeError(f"null dove serve {_type_word(tp)}")
     if origin is Literal:
         if value not in get_args(tp):
-            raise ValueError(f"{value!r} not one of {get_args(tp)}")
+            raise ValueError(f"{value!r} non è tra {', '.join(map(repr, get_args(tp)))}")
         return value
     if origin is tuple:
         item = get_args(tp)[0]
         if not isinstance(value, (list, tuple)):
-            raise TypeError(f"expected a list, got {type(value).__name__}")
+            raise TypeError(f"atteso un elenco, trovato {_type_word(type(value))}")
         return tuple(_from_jsonable(item, v) for v in value)
     if origin is dict:
         _, vt = get_args(tp)
         if not isinstance(value, dict):
-            raise TypeError(f"expected an object, got {type(value).__name__}")
+            raise TypeError(f"atteso un oggetto, trovato {_type_word(type(value))}")
         return {str(k): _from_jsonable(vt, v) for k, v in value.items()}
     if isinstance(tp, type) and is_dataclass(tp):
         if not isinstance(value, dict):
-            raise TypeError(f"expected an object for {tp.__name__}")
+            raise TypeError(f"atteso un oggetto per {tp.__name__}")
         hints = _hints(tp)
         kwargs = {}
         for f in fields(tp):
@@ -465,9 +474,9 @@ def _from_jsonable(tp: Any, value: Any) -> Any:
     if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if tp is int and isinstance(value, bool):
-        raise TypeError("expected int, got bool")
+        raise TypeError("atteso un numero intero, trovato un booleano")
     if isinstance(tp, type) and not isinstance(value, tp):
-        raise TypeError(f"expected {tp.__name__}, got {type(value).__name__}")
+        raise TypeError(f"atteso {_type_word(tp)}, trovato {_type_word(type(value))}")
     return value
 
 

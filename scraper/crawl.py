@@ -14,7 +14,8 @@ from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
 from engine.history import CombatHistory, Registry
 
-from .errors import BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, PageTooLarge, ParseError, ScrapeError
+from .errors import (BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, PageTooLarge, ParseError, ScrapeError,
+                     os_error_text)
 from .fetch import Fetcher, FetchPolicy, FetchResult, charset_from_content_type
 from .links import origin, sheet_key, sheet_url
 
@@ -28,6 +29,12 @@ class BadSource(ScrapeError):
     """The sources given to scrape() are not one thread URL nor readable saved pages of one thread."""
 
     code = "bad_source"
+
+
+class SourceNotFound(BadSource):
+    """A saved page named as a source does not exist (the same code `arbitro audit` gives a missing file)."""
+
+    code = "not_found"
     default_message = "sorgente non valida: serve l'URL di una discussione o le pagine salvate di una discussione"
 
 
@@ -332,11 +339,11 @@ def _read_files(paths: Sequence[str], saved_at: datetime | None, max_bytes: int)
             # the given time, else the date the saving tool wrote in the page, else the file's mtime
             when = saved_at or saved_page_date(data) or _mtime(path)
         except FileNotFoundError:
-            raise BadSource(f"file non trovato: {raw}") from None
+            raise SourceNotFound(f"file non trovato: {raw}") from None
         except IsADirectoryError:
             raise BadSource(f"{raw} è una cartella, non una pagina salvata") from None
         except OSError as exc:
-            raise BadSource(f"impossibile leggere {raw}: {exc.strerror or exc}") from None
+            raise BadSource("impossibile leggere " + os_error_text(exc, raw)) from None
         out.append(SavedPage(data, raw, fallback_url=path.resolve().as_uri(), saved_at=when))
     return out
 
@@ -729,7 +736,7 @@ def history_warnings(history: CombatHistory) -> list[str]:
     return out
 
 
-__all__ = ["BadSource", "BadSavedAt", "CrawlResult", "PageRecord", "SheetRecord", "SavedPage", "crawl_thread", "rescrape",
+__all__ = ["BadSource", "SourceNotFound", "BadSavedAt", "CrawlResult", "PageRecord", "SheetRecord", "SavedPage", "crawl_thread", "rescrape",
            "scrape", "read_saved_pages", "read_file_capped",
            "saved_page_url", "saved_page_date", "parse_saved_at", "missing_pages", "missing_pages_warning",
            "history_warnings",

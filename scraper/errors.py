@@ -2,6 +2,29 @@
 from __future__ import annotations
 
 
+import errno as _errno
+
+# What the OS says, in Italian (strerror is the C library's English): the common errors of reading and writing files
+# and of listening on a port.
+_OS_ERRORS = {
+    _errno.ENOENT: "file o cartella non trovati", _errno.EACCES: "permesso negato", _errno.EPERM: "operazione non permessa",
+    _errno.EISDIR: "è una cartella, non un file", _errno.ENOTDIR: "un elemento del percorso non è una cartella",
+    _errno.ENOSPC: "spazio su disco esaurito", _errno.EROFS: "file system in sola lettura",
+    _errno.ENAMETOOLONG: "nome di file troppo lungo", _errno.ELOOP: "troppi collegamenti simbolici",
+    _errno.EMFILE: "troppi file aperti", _errno.EIO: "errore di lettura o scrittura del disco",
+    _errno.EADDRINUSE: "indirizzo già in uso", _errno.EADDRNOTAVAIL: "indirizzo non disponibile su questa macchina",
+    _errno.EEXIST: "il file esiste già", _errno.EBUSY: "risorsa occupata", _errno.EFBIG: "file troppo grande",
+    _errno.EINVAL: "argomento non valido",
+}
+
+
+def os_error_text(exc: OSError, path: object = None) -> str:
+    """`<file>: <what happened>` in Italian, naming the file the user named (`path`), else the exception's own."""
+    what = _OS_ERRORS.get(exc.errno or -1) or (exc.strerror or str(exc))
+    name = path if path is not None else exc.filename
+    return f"{name}: {what}" if name is not None else what
+
+
 class ScrapeError(Exception):
     """Root of every scraper error. `.code` is a stable machine name, `str(err)` an Italian message."""
 
@@ -114,4 +137,5 @@ class RegistryFileError(ParseError):
 __all__ = [
     "ScrapeError", "HostNotAllowed", "NotAThread", "TooManyPages", "TooManyPosts", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
     "FetchTimeout", "BlockedByRobots", "ParseError", "PageTooDeep", "DiceExpressionError", "SchemaError", "RegistryFileError",
+    "os_error_text",
 ]

@@ -120,7 +120,9 @@ def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)
         except OSError as exc:
-            raise ConfigError(f"file di configurazione {path} non leggibile: {exc.strerror}") from None
+            from scraper.errors import os_error_text
+
+            raise ConfigError("file di configurazione non leggibile: " + os_error_text(exc, path)) from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"file di configurazione {path}: TOML non valido: {exc}") from None
         # a [arbitro] table or top-level keys

@@ -121,7 +121,7 @@ def test_threads_create_uses_the_forum_config_over_real_http(make_app, ff):
 
 
 @pytest.mark.parametrize("toml,needle", [
-    ('[forums."127.0.0.1"]\nruleset = "nessuno"\n', "unknown ruleset"),
+    ('[forums."127.0.0.1"]\nruleset = "nessuno"\n', "regolamento sconosciuto"),
     ('[forums."127.0.0.1"]\ncolore = "rosso"\n', "chiave sconosciuta"),
 ])
 def test_bad_forum_config_fails_at_start(server_config, tmp_path, toml, needle):

@@ -102,7 +102,7 @@ def test_progress_bar_drawn_on_a_terminal(local_forum, tmp_path):
 
 @pytest.mark.parametrize("args,status,code", [
     (["https://gdr.example.org/viewtopic.php?t=1"], 2, "host_not_allowed"),
-    (["/non/esiste/pagina.html"], 2, "bad_source"),
+    (["/non/esiste/pagina.html"], 2, "not_found"),
     (["ftp://bleach-gdr.forumfree.it/x"], 2, "host_not_allowed"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, status, code):

@@ -75,7 +75,7 @@ def test_missing_file_and_unknown_ruleset(history_file, capsys):
     assert main(["audit", "/nonexistent/h.json"]) == 2
     assert "[not_found]" in capsys.readouterr().err
     assert main(["audit", str(history_file), "--ruleset", "nessuno"]) == 2
-    assert "unknown ruleset" in capsys.readouterr().err
+    assert "regolamento sconosciuto 'nessuno' (noti: cosmo, guida, poteri, starfinder)" in capsys.readouterr().err
 
 
 def test_saved_pages_through_the_scraper(capsys):

@@ -110,9 +110,9 @@ def test_host_not_allowed():
     assert "--allow-host" in proc.stderr.decode("utf-8")
 
 
-def test_missing_file_is_a_bad_source(tmp_path):
+def test_missing_file_is_not_found_as_in_scrape_and_audit(tmp_path):
     proc = run_cli("inspect", str(tmp_path / "manca.html"))
-    assert proc.returncode == 2 and b"[bad_source]" in proc.stderr
+    assert proc.returncode == 2 and b"[not_found]" in proc.stderr
 
 
 def test_a_huge_saved_file_is_refused_not_read(tmp_path):

@@ -112,12 +112,38 @@ def _forum_configs(args: argparse.Namespace) -> Any:
     return load_config(path)
 
 
-def pick_ruleset(args: argparse.Namespace, history: Any, forums: Any, first_page: tuple[bytes, str] | None) -> str:
-    """--ruleset, else the forum config's ruleset for the thread's host and section, else guida."""
-    if args.ruleset:
-        return args.ruleset
+def pick_ruleset(args: argparse.Namespace, history: Any, forums: Any,
+                 first_page: tuple[bytes, str] | None) -> tuple[str, str | None]:
+    """(ruleset, a line for the user): --ruleset, else the forum config's ruleset for the thread's host and
+    section, else the one whose post conventions the fight clearly follows, else guida. When the chosen ruleset
+    is not the one the posts look like, the line says so."""
+    from engine.core import available_rulesets
+    from engine.recognise import recognise
+
+    seen = recognise(history, {rid: rs.conventions for rid, rs in available_rulesets().items()
+                               if getattr(rs, "conventions", None) is not None})
+    decided = args.ruleset or _configured_ruleset(args, history, forums, first_page)
+    if decided is not None:
+        if seen.ruleset not in (None, decided):
+            return decided, (f"attenzione: regolamento {decided}, ma i post sembrano di un combattimento "
+                             f"{seen.says(seen.ruleset)}; --ruleset {seen.ruleset} per rigiocarlo così")
+        return decided, None
+    if seen.ruleset is not None:
+        return seen.ruleset, (f"regolamento riconosciuto dai post: {seen.says(seen.ruleset)}; nessuna "
+                              "configurazione del forum lo sceglie (--ruleset o --forum-config lo fissano)")
+    best = seen.fits[0].ruleset if seen.fits else DEFAULT_RULESET
+    if best != DEFAULT_RULESET:
+        return DEFAULT_RULESET, (f"regolamento {DEFAULT_RULESET} (predefinito): i post non somigliano con certezza "
+                                 f"a nessun regolamento, il più vicino è {seen.says(best)}; --ruleset lo sceglie")
+    return DEFAULT_RULESET, None
+
+
+def _configured_ruleset(args: argparse.Namespace, history: Any, forums: Any,
+                        first_page: tuple[bytes, str] | None) -> str | None:
+    """The forum config's ruleset for the thread's host and section; None when there is no config or it is
+    silent."""
     if forums is None:
-        return DEFAULT_RULESET
+        return None
     from server.config import forum_has_sections, forum_ruleset, section_from_url
 
     host = history.thread.host
@@ -129,7 +155,7 @@ def pick_ruleset(args: argparse.Namespace, history: Any, forums: Any, first_page
             from scraper.parse import parse_page
 
             section = parse_page(first_page[0], first_page[1], platform=args.platform, config=forums).section
-    return forum_ruleset(forums, host, section) or DEFAULT_RULESET
+    return forum_ruleset(forums, host, section)
 
 
 def load_history(args: argparse.Namespace, forums: Any = None) -> tuple[Any, tuple[bytes, str] | None]:
@@ -211,7 +237,9 @@ def run(args: argparse.Namespace) -> int:
 
         for warning in history_warnings(history):  # never a half or doubtful history presented as sure
             print(f"arbitro audit: {warning}", file=sys.stderr)
-        args.ruleset = pick_ruleset(args, history, forums, first_page)
+        args.ruleset, note = pick_ruleset(args, history, forums, first_page)
+        if note:
+            print(f"arbitro audit: {note}", file=sys.stderr)
         registry = None
         if args.registry:
             from scraper.registry_file import load_registry
@@ -223,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
             registry = load_registry(args.registry)
         audit = replay(history, args.ruleset, registry, settings=settings)
         if args.character:
+            args.character = _fighter(audit, args.character)
             from engine.core import get_ruleset
             rs = get_ruleset(args.ruleset)
             state = audit.snapshots[-1].state if audit.snapshots else rs.initial_state(
@@ -256,12 +285,24 @@ def run(args: argparse.Namespace) -> int:
     except ScrapeError as exc:  # type: ignore[misc]
         return _fail(exc.code, str(exc), EXIT_BAD_INPUT)
     except OSError as exc:
-        return _fail("io", f"{exc.strerror or exc}", EXIT_BAD_INPUT)
+        from scraper.errors import os_error_text
+
+        return _fail("io", os_error_text(exc), EXIT_BAD_INPUT)
     except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)
         if os.environ.get("ARBITRO_DEBUG"):
             raise
         return _fail("internal_error", f"{type(exc).__name__}: {exc}", EXIT_INTERNAL)
     return 0
+
+
+def _fighter(audit: Any, name: str) -> str:
+    """The fight's own spelling of --character; an unknown name is an error naming the fight's characters."""
+    known = list(audit.characters) + [p.character or p.author for p in audit.posts]
+    for k in known:
+        if k.casefold() == name.strip().casefold():
+            return k
+    names = ", ".join(sorted(set(audit.characters) or set(known))) or "nessuno"
+    raise _BadInput("unknown_character", f"personaggio sconosciuto {name!r}: in questo combattimento ci sono {names}")
 
 
 def _with_next(audit: Any, hint: dict[str, Any]) -> Any:

@@ -70,7 +70,7 @@ def _fail(code: str, message: str, status: int) -> int:
 
 def inspect_sources(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One report per source; a URL is fetched as `arbitro scrape` fetches it (same policy, allowlist, robots)."""
-    from scraper.crawl import BadSource, read_file_capped, saved_page_date, saved_page_url
+    from scraper.crawl import BadSource, SourceNotFound, read_file_capped, saved_page_date, saved_page_url
     from scraper.fetch import Fetcher, charset_from_content_type
 
     config = None
@@ -92,9 +92,11 @@ def inspect_sources(args: argparse.Namespace) -> list[dict[str, Any]]:
             try:
                 data = read_file_capped(path, policy.max_bytes, source)  # a saved page is capped as a fetched one
             except FileNotFoundError:
-                raise BadSource(f"file non trovato: {source}") from None
+                raise SourceNotFound(f"file non trovato: {source}") from None
             except OSError as exc:
-                raise BadSource(f"impossibile leggere {source}: {exc.strerror or exc}") from None
+                from scraper.errors import os_error_text
+
+                raise BadSource("impossibile leggere " + os_error_text(exc, source)) from None
             url = saved_page_url(data) or path.resolve().as_uri()
             reports.append(inspect_page(data, url, source=source, platform=args.platform, config=config,
                                         fetched_at=saved_page_date(data)))

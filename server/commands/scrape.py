@@ -118,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
     except Refused as exc:  # a --registry/--forum-config file too large or nested too deep
         return _fail(bar, exc.code, exc.message, EXIT_BAD_INPUT)
     except OSError as exc:  # the output file
-        return _fail(bar, "output", f"impossibile scrivere {args.output}: {exc.strerror or exc}", EXIT_BAD_INPUT)
+        from scraper.errors import os_error_text
+
+        return _fail(bar, "output", "impossibile scrivere " + os_error_text(exc, args.output), EXIT_BAD_INPUT)
     except Exception as exc:  # last resort: one line, never a traceback (ARBITRO_DEBUG=1 shows it)
         if os.environ.get("ARBITRO_DEBUG"):
             raise

@@ -92,7 +92,9 @@ def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: s
         server = make_server(app, host, port, threads)
     except OSError as exc:
         if not any_port_if_busy:
-            print(f"arbitro: impossibile ascoltare su {host}:{port}: {exc.strerror}", file=sys.stderr)
+            from scraper.errors import os_error_text
+
+            print(f"arbitro: impossibile ascoltare su {host}:{port}: " + os_error_text(exc), file=sys.stderr)
             app.extensions["arbitro"].close()
             return 3
         server = make_server(app, host, 0, threads)

@@ -30,6 +30,7 @@ _VERBS = (
     ("sconfitto", r"(?:mi\s+dichiaro\s+)?sconfitt[oa]|resa|mi\s+arrendo"),
     ("svenuto", r"svenut[oa]|svengo"),
 )
+ACTION_VERBS = tuple(k for k, _ in _VERBS)  # the actions' names, as a label starts with them
 _VERB_RE = "|".join(f"(?P<{k}>{v})" for k, v in _VERBS)
 _LINE = re.compile(rf"^\s*(?:(?P<who>{_NAME})\s+)?(?i:{_VERB_RE})(?![{_W}])\s*(?i:\(o\s+[{_W}]+\)\s*)?(?P<rest>.*)$")
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")

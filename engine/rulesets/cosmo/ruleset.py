@@ -6,11 +6,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...history import Character, Post, Registry, Roll, Technique, Thread, describe_problems
+from ...recognise import Conventions
 from ...verdicts import Verdict
 from .._shared import (Collector, Conditions, canon, ensure_fighter, face_of, find, next_in_order, pool_max,
                        poster_name, set_fighter)
 from . import tables as T
-from .lines import Action, master_lines, master_round, master_turns, post_actions
+from .lines import ACTION_VERBS, Action, master_lines, master_round, master_turns, post_actions
 from .tables import Band, fold
 
 _RULING_LINE = re.compile(
@@ -173,6 +174,9 @@ class Cosmo:
     id = "cosmo"
     title = "Cosmo — Pool contro Difesa, Incassare, Contrattacco, Tabella 5, status e cosmo"
     settings = T.SETTINGS
+    # Punti Salute and Cosmo in the schema, the counter's d100 (Tabella 5's dice are the forum's), its action verbs
+    conventions = Conventions.of(("PV", "Cosmo"), (T.COUNTER_DIE[1],),
+                                 ACTION_VERBS + tuple(T.SKILL_NAMES.values()), _STATS)
 
     # ---- protocol
 

@@ -96,34 +96,34 @@ def _int_or_none(v: Any, what: str) -> int | None:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, int):
-        raise BadSetting(f"cosmo: tabella5 {what} must be an integer")
+        raise BadSetting(f"cosmo: tabella5 {what} deve essere un numero intero")
     return v
 
 
 def parse_tabella5(value: Any) -> tuple[Band, ...]:
     """The `tabella5` setting → bands, lightest first. Raises BadSetting on a malformed table."""
     if not isinstance(value, (list, tuple)) or not value:
-        raise BadSetting("cosmo: tabella5 must be a non-empty list of bands")
+        raise BadSetting("cosmo: tabella5 deve essere un elenco non vuoto di fasce")
     bands = []
     for row in value:
         if not isinstance(row, dict) or not isinstance(row.get("nome"), str) or not row["nome"].strip():
-            raise BadSetting("cosmo: every tabella5 band needs a 'nome'")
+            raise BadSetting("cosmo: ogni fascia di tabella5 vuole un 'nome'")
         vals = row.get("valori", ())
         if not isinstance(vals, (list, tuple)) or any(isinstance(v, bool) or not isinstance(v, int) for v in vals):
-            raise BadSetting("cosmo: tabella5 'valori' must be a list of integers")
+            raise BadSetting("cosmo: i 'valori' di tabella5 devono essere un elenco di numeri interi")
         low = _int_or_none(row.get("min"), "'min'")
         high = _int_or_none(row.get("max"), "'max'")
         if high is not None and low is None:
-            raise BadSetting("cosmo: a tabella5 band with 'max' needs 'min'")
+            raise BadSetting("cosmo: una fascia di tabella5 con 'max' vuole anche 'min'")
         dice = []
         for key in ("con_armatura", "senza_armatura"):
             d = row.get(key)
             if d is not None and (not isinstance(d, str) or not _DIE.match(d)):
-                raise BadSetting(f"cosmo: tabella5 '{key}' must be a dice expression like '1d20'")
+                raise BadSetting(f"cosmo: '{key}' di tabella5 deve essere un'espressione di dadi come '1d20'")
             dice.append(_norm_die(d) if d else None)
         turns = _int_or_none(row.get("turni"), "'turni'")
         if not vals and low is None and not is_oneshot(row["nome"]):
-            raise BadSetting(f"cosmo: tabella5 band {row['nome']!r} has neither 'valori' nor 'min'")
+            raise BadSetting(f"cosmo: la fascia {row['nome']!r} di tabella5 non ha né 'valori' né 'min'")
         bands.append(Band(row["nome"].strip(), low, high, tuple(vals), dice[0], dice[1], turns))
     return tuple(bands)
 
@@ -212,15 +212,15 @@ def check_settings(settings: dict[str, Any]) -> tuple[Band, ...]:
         if not isinstance(lm, dict) or any(
                 str(k) not in ("1", "2") or isinstance(v, bool) or not isinstance(v, int) or v < 0
                 for k, v in lm.items()):
-            raise BadSetting("cosmo: level_malus must be {\"1\": N, \"2\": M} with non-negative integers")
+            raise BadSetting("cosmo: level_malus deve essere {\"1\": N, \"2\": M} con numeri interi non negativi")
     if settings.get("special_defence_other_nature") not in ("incassare", "valida"):
-        raise BadSetting("cosmo: special_defence_other_nature must be 'incassare' or 'valida'")
+        raise BadSetting("cosmo: special_defence_other_nature deve essere 'incassare' o 'valida'")
     if settings.get("round_rule") not in ("ciclo", "master"):
-        raise BadSetting("cosmo: round_rule must be 'ciclo' or 'master'")
+        raise BadSetting("cosmo: round_rule deve essere 'ciclo' o 'master'")
     if settings.get("natural_defence_rounding") not in ("difetto", "eccesso"):
-        raise BadSetting("cosmo: natural_defence_rounding must be 'difetto' or 'eccesso'")
+        raise BadSetting("cosmo: natural_defence_rounding deve essere 'difetto' o 'eccesso'")
     if not isinstance(settings.get("oneshot_ends_fight"), bool):
-        raise BadSetting("cosmo: oneshot_ends_fight must be true or false")
+        raise BadSetting("cosmo: oneshot_ends_fight deve essere true o false")
     return bands
 
 

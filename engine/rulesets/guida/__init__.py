@@ -6,9 +6,11 @@ from typing import Any
 
 from ...core import Setting, register
 from ...history import Post, Registry, Thread
+from ...recognise import Conventions
 from ...verdicts import Verdict, make_verdict
 from . import hints as _hints
 from . import step as _step
+from . import actions as _actions
 from . import tables as _tables
 from .state import GuidaState, evolve
 
@@ -24,6 +26,10 @@ class GuidaRuleset:
     id = "guida"
     title = "Guida al Combattimento"
     settings = SETTINGS
+    # the post schema's PV/PE, the action table's dice and words (how `arbitro audit` recognises a guida fight)
+    conventions = Conventions.of(("PV", "PE"), {d for a in _actions.ACTIONS.values()
+                                                for d in (a.die_difensiva, a.die_offensiva)},
+                                 _actions.ALIASES, _hints.STATS)
 
     def initial_state(self, thread: Thread, registry: Registry, settings: dict[str, Any]) -> GuidaState:
         return _step.initial_state(thread, registry, settings)

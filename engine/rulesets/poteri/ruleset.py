@@ -7,6 +7,7 @@ from typing import Any
 
 from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread, describe_problems
+from ...recognise import Conventions
 from ...verdicts import Verdict
 from .._shared import Collector as _Ctx
 from .._shared import (Pool, as_int, as_list, canon, ensure_fighter, face_of, find, fold, next_in_order, pool_max,
@@ -124,18 +125,20 @@ class Poteri:
     id = "poteri"
     title = "Poteri — Combattimento magico (PF, PD, Intensità, Resistenza, slot)"
     settings = SETTINGS
+    # PF/PD in the schema, the Power's d100 and the damage's d6, the roll kinds' words
+    conventions = Conventions.of([p.key for p in _POOLS], (T.POWER_DIE, T.DAMAGE_DIE), [w for w, _ in T.ROLL_KINDS])
 
     # ---- protocol
 
     def initial_state(self, thread: Thread, registry: Registry, settings: dict[str, Any]) -> State:
         if settings.get("roll_system") not in ("d100_sotto", "dichiarato"):
-            raise BadSetting("poteri: roll_system must be 'd100_sotto' or 'dichiarato'")
+            raise BadSetting("poteri: roll_system deve essere 'd100_sotto' o 'dichiarato'")
         if settings.get("partial_damage") not in ("metà", "proporzionale"):
-            raise BadSetting("poteri: partial_damage must be 'metà' or 'proporzionale'")
+            raise BadSetting("poteri: partial_damage deve essere 'metà' o 'proporzionale'")
         for name in ("critical_max", "slots", "damage_cap"):
             v = settings.get(name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise BadSetting(f"poteri: {name} must be a non-negative integer")
+                raise BadSetting(f"poteri: {name} deve essere un numero intero non negativo")
         fighters = {n: self._from_registry(n, c) for n, c in registry.characters.items()}
         return State(settings=dict(settings), registry=registry, fighters=fighters)
 
@@ -294,20 +297,7 @@ class Poteri:
             line = line_after(post.body, r.label)
             label = parse(r.label, line, KEYWORDS)
             a = label.action_key
-            if a.startswith("potere") or a.startswith("lancio"):
-                kind = "power"
-            elif a.startswith("dann"):
-                kind = "damage"
-            elif a.startswith("resistenza"):
-                kind = "resist"
-            elif a.startswith("liberazione") or a.startswith("liberarsi") or a.startswith("prova di liberazione"):
-                kind = "liberation"
-            elif a.startswith("rissa"):
-                kind = "rissa"
-            elif any(a.startswith(w) for w in T.ATTACK_ACTIONS):
-                kind = "weapon"
-            else:
-                kind = "other"
+            kind = next((k for word, k in T.ROLL_KINDS if a.startswith(word)), "other")
             out.append(_Item(i, r, label, line, kind))
         return out
 
@@ -327,7 +317,7 @@ class Poteri:
         computed = cmargin = None
         face = face_of(it.roll)
         if state.settings["roll_system"] == "d100_sotto" and value is not None and face is not None:
-            if (it.roll.count, it.roll.sides) != (1, 100):
+            if (it.roll.count, it.roll.sides) != (1, T.POWER_DIE):
                 ctx.add("dice.wrong_die", f"Con il sistema di tiro in uso {what} si tira con 1d100.",
                         rule, roll=it.index, expected="1d100", found=f"{it.roll.count}d{it.roll.sides}",
                         assumption="roll_system")

@@ -7,6 +7,7 @@ from typing import Any
 
 from ...core import BadSetting, Setting
 from ...history import Character, Post, Registry, Roll, Technique, Thread, describe_problems
+from ...recognise import Conventions
 from ...verdicts import Verdict
 from .._shared import Collector as _Ctx
 from .._shared import (Conditions, Pool, as_int, as_list, canon, ensure_fighter, face_of, find, fold, next_in_order,
@@ -198,19 +199,22 @@ class Starfinder:
     id = "starfinder"
     title = "Starfinder — Combattimento (d20 contro CAE/CAC, Stamina, Ferita, Risolutezza)"
     settings = SETTINGS
+    # PS/PF/PR in the schema, the d20 and the weapons' damage dice, the roll kinds' words and the saves' names
+    conventions = Conventions.of([p.key for p in _POOLS], (20, *T.DAMAGE_DICE),
+                                 [w for w, _ in T.ROLL_KINDS] + ["ts"] + list(T.SAVES))
 
     # ---- protocol
 
     def initial_state(self, thread: Thread, registry: Registry, settings: dict[str, Any]) -> State:
         mult = settings.get("critical_multiplier")
         if not isinstance(mult, int) or isinstance(mult, bool) or mult < 1:
-            raise BadSetting("starfinder: critical_multiplier must be an integer ≥ 1")
+            raise BadSetting("starfinder: critical_multiplier deve essere un numero intero ≥ 1")
         if not isinstance(settings.get("natural_20_critical"), bool):
-            raise BadSetting("starfinder: natural_20_critical must be true or false")
+            raise BadSetting("starfinder: natural_20_critical deve essere true o false")
         if settings.get("round_rule") not in ("ciclo", "master"):
-            raise BadSetting("starfinder: round_rule must be 'ciclo' or 'master'")
+            raise BadSetting("starfinder: round_rule deve essere 'ciclo' o 'master'")
         if settings.get("nonlethal_at_zero_ps") not in ("master", "pf"):
-            raise BadSetting("starfinder: nonlethal_at_zero_ps must be 'master' or 'pf'")
+            raise BadSetting("starfinder: nonlethal_at_zero_ps deve essere 'master' o 'pf'")
         fighters: dict[str, Fighter] = {}
         for name, c in registry.characters.items():
             fighters[name] = self._fighter_from_registry(name, c)
@@ -399,18 +403,9 @@ class Starfinder:
             label = parse(r.label, line_after(post.body, r.label), KEYWORDS)
             r = gm_constant(r, sum(a for a, _ in label.modifiers))
             a = label.action_key
-            if a.startswith("ripetizione") or a.startswith("ripeti"):
-                kind = "reroll"
-            elif a.startswith("secondo tiro") or a.startswith("tira due volte") or a.startswith("tiro doppio"):
-                kind = "twice"
-            elif a.startswith("tiro salvezza") or a == "ts" or a.startswith("ts ") or T.save_of(a.split(" ")[0] if a else ""):
-                kind = "save"
-            elif a.startswith("attacc") or a.startswith("tiro per colpire"):
-                kind = "attack"
-            elif a.startswith("dann"):
-                kind = "damage"
-            else:
-                kind = "other"
+            kind = next((k for word, k in T.ROLL_KINDS if a.startswith(word)), None)
+            if kind is None:  # "TS" alone, or a save's own name ("Riflessi")
+                kind = "save" if a == "ts" or T.save_of(a.split(" ")[0] if a else "") else "other"
             items.append(_Item(i, r, label, kind))
         return items
 

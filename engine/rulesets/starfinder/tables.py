@@ -25,6 +25,13 @@ ABILITIES = {
 
 SAVES = {"tempra": "Tempra", "riflessi": "Riflessi", "volonta": "Volontà",
          "fortitude": "Tempra", "reflex": "Riflessi", "will": "Volontà"}
+# What a roll label's first words make it, checked in order (a save named alone is read by `save_of`).
+ROLL_KINDS: tuple[tuple[str, str], ...] = (
+    ("ripetizione", "reroll"), ("ripeti", "reroll"), ("secondo tiro", "twice"), ("tira due volte", "twice"),
+    ("tiro doppio", "twice"), ("tiro salvezza", "save"), ("ts ", "save"), ("attacc", "attack"),
+    ("tiro per colpire", "attack"), ("dann", "damage"),
+)
+DAMAGE_DICE = (4, 6, 8, 10, 12)  # the weapons' damage dice (Nd4 … Nd12)
 SAVE_ABILITY = {"Tempra": "Costituzione", "Riflessi": "Destrezza", "Volontà": "Saggezza"}
 
 BAB_LABELS = frozenset({"bab", "bonus di attacco base", "attacco base", "bonus attacco base"})
