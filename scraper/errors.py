@@ -18,9 +18,14 @@ _OS_ERRORS = {
 }
 
 
+def os_error_reason(exc: OSError) -> str:
+    """What happened, in Italian, without the file's name."""
+    return _OS_ERRORS.get(exc.errno or -1) or (exc.strerror or str(exc))
+
+
 def os_error_text(exc: OSError, path: object = None) -> str:
     """`<file>: <what happened>` in Italian, naming the file the user named (`path`), else the exception's own."""
-    what = _OS_ERRORS.get(exc.errno or -1) or (exc.strerror or str(exc))
+    what = os_error_reason(exc)
     name = path if path is not None else exc.filename
     return f"{name}: {what}" if name is not None else what
 
@@ -137,5 +142,5 @@ class RegistryFileError(ParseError):
 __all__ = [
     "ScrapeError", "HostNotAllowed", "NotAThread", "TooManyPages", "TooManyPosts", "UnsupportedPlatform", "PageTooLarge", "FetchFailed",
     "FetchTimeout", "BlockedByRobots", "ParseError", "PageTooDeep", "DiceExpressionError", "SchemaError", "RegistryFileError",
-    "os_error_text",
+    "os_error_reason", "os_error_text",
 ]

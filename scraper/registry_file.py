@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.history import Character, Registry, Resource, Stat, Technique, fold_name, qualified_key
 
-from scraper.errors import RegistryFileError, os_error_text
+from scraper.errors import RegistryFileError, os_error_reason
 from scraper.schema import RESOURCE_ALIASES
 
 MAX_FILE_BYTES = 2_000_000
@@ -222,7 +222,7 @@ def _read_file(path: str | os.PathLike[str]) -> str:
         with open(path, "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise RegistryFileError("file del registro non leggibile: " + os_error_text(exc, path), path=os.fspath(path)) from exc
+        raise RegistryFileError("file del registro non leggibile: " + os_error_reason(exc), path=os.fspath(path)) from exc
     if len(data) > MAX_FILE_BYTES:
         raise RegistryFileError("file del registro troppo grande", path=os.fspath(path))
     try:
