@@ -16,7 +16,8 @@ from engine.history import CombatHistory, Post, Registry, Thread
 from scraper.errors import NotAThread, ParseError, ScrapeError, TooManyPosts
 from scraper.fetch import decode_text, detect_encoding  # the one decoder of page bytes (docs/fetching.md)
 from scraper.links import sheet_link_key
-from scraper.platforms.base import Page, detect_platform, host_of, html_parser, read_html
+from scraper.platforms.base import Page, host_of, html_parser, read_html
+from scraper.platforms.detect import detect_platform
 from scraper.platforms.config import ForumConfig, ForumConfigSet, resolve_config
 from scraper.platforms.forumotion import pair_gm_posts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from scraper.parse import parse_document, parse_page
-from scraper.platforms.base import detect_platform
+from scraper.platforms.detect import detect_platform
 from scraper.platforms.config import ForumConfig, ForumConfigError, load_config
 
 UNKNOWN_SKIN = """<html><head><title>Arena - GdR Sconosciuto</title></head><body>

@@ -58,6 +58,9 @@ class Platform(Protocol):
     def detect(self, doc: etree._Element, url: str) -> float:
         """Confidence 0..1 that `doc` is a thread page of this platform."""
 
+    def claims_url(self, url: str) -> bool:
+        """The URL itself names this platform (its hosting's domain, its script name): asked before the others."""
+
     def parse(self, doc: etree._Element, url: str, config: ForumConfig, *, now: datetime | None = None) -> Page:
         """The page's thread info and posts; raises NotAThread when it has no posts."""
 
@@ -900,78 +903,9 @@ def content_post_id(author: str, date_text: str, seen: set[str]) -> str:
     return pid
 
 
-# --- detection -------------------------------------------------------------------------------------
-
-_ADAPTERS: list[Platform] = []
-
-
-def _load_adapters() -> list[Platform]:
-    from scraper.platforms.forumfree import ForumFree
-    from scraper.platforms.forumotion import Forumotion
-    from scraper.platforms.generic import Generic
-    from scraper.platforms.phpbb import PhpBB
-
-    # Most specific first; the generic fallback last.
-    _ADAPTERS[:] = [ForumFree(), Forumotion(), PhpBB(), Generic()]
-    return _ADAPTERS
-
-
-def get_platform(name: str) -> Platform:
-    for a in _ADAPTERS or _load_adapters():
-        if a.name == name:
-            return a
-    raise UnsupportedPlatform(f"piattaforma non supportata: {name!r}")
-
-
-def detect_platform(doc: etree._Element, url: str, forced: str | None = None) -> Platform:
-    """The adapter for this page: `forced` (config/--platform), else the most confident one.
-
-    Raises UnsupportedPlatform for an unknown forced name, NotAThread when no adapter (not even the
-    generic one) sees a thread.
-    """
-    if forced and forced != "auto":
-        return get_platform(forced)
-    adapters = _ADAPTERS or _load_adapters()
-    # The platform the URL names (its host, or phpBB's viewtopic.php) is asked first: when it is sure,
-    # the others need not scan the page (each detection walks the whole document).
-    hinted = _url_hint(url)
-    known: dict[str, float] = {}
-    if hinted is not None:
-        adapter = get_platform(hinted)
-        score = known[hinted] = adapter.detect(doc, url)
-        if score >= 0.9:
-            return adapter
-    best: tuple[float, Platform] | None = None
-    for adapter in adapters:
-        if adapter.name == "generic" and best is not None and best[0] >= 0.5:
-            break  # a known platform is sure enough: skip the costly generic scan
-        score = known[adapter.name] if adapter.name in known else adapter.detect(doc, url)
-        if score > 0 and (best is None or score > best[0]):
-            best = (score, adapter)
-        if score >= 0.9:
-            break  # unmistakable markup (ForumFree li.post#ee…, prosilver with memberlist links)
-    if best is None or best[0] < 0.2:
-        raise NotAThread("la pagina non sembra una discussione di un forum riconosciuto")
-    return best[1]
-
-
-def _url_hint(url: str) -> str | None:
-    from scraper.platforms.forumfree import _is_ff_host
-    from scraper.platforms.forumotion import _is_fm_host
-
-    host = host_of(url)
-    if _is_ff_host(host):
-        return "forumfree"
-    if _is_fm_host(host):
-        return "forumotion"
-    if "viewtopic.php" in url:
-        return "phpbb"
-    return None
-
-
 __all__ = [
     "Css", "Page", "Platform", "ParseContext", "PostParts", "DiceRead", "build_post", "read_dice_block",
-    "dice_class_test", "detect_platform", "get_platform", "parse_edit_note", "xp", "first", "has_class",
+    "dice_class_test", "parse_edit_note", "xp", "first", "has_class",
     "offset_step", "pagination_step", "pagination_boxes", "pagination_hrefs", "check_page_count", "MAX_PAGES",
     "page_from_pagination", "numbered_step", "head_offset", "unnamed_page", "html_parser", "read_html", "shown_page", "query_param", "host_of", "origin_of", "source_digest", "post_digest", "text_of", "doc_xpath",
     "in_containers", "content_post_id", "text_before",

@@ -74,6 +74,9 @@ def _is_ff_host(host: str) -> bool:
 class ForumFree:
     name = "forumfree"
 
+    def claims_url(self, url: str) -> bool:
+        return _is_ff_host(host_of(url))
+
     def detect(self, doc: etree._Element, url: str) -> float:
         host_bonus = 0.05 if _is_ff_host(host_of(url)) else 0.0
         if doc_xpath(doc, X_POSTS):

@@ -121,6 +121,9 @@ def _joined_text(found: list) -> str:
 class Forumotion:
     name = "forumotion"
 
+    def claims_url(self, url: str) -> bool:
+        return _is_fm_host(host_of(url))
+
     def detect(self, doc: etree._Element, url: str) -> float:
         signals = 0
         if _is_fm_host(host_of(url)):

@@ -423,6 +423,9 @@ def _edit_note(block: etree._Element) -> tuple[str | None, str | None]:
 class Generic:
     name = "generic"
 
+    def claims_url(self, url: str) -> bool:
+        return False  # it reads any forum, so no URL is its own
+
     def detect(self, doc: etree._Element, url: str) -> float:
         return 0.25 if len(read_structure(doc).blocks) >= 2 else 0.0
 

@@ -146,6 +146,9 @@ X_CRUMB_LINK = "descendant::a[contains(@href, 'viewforum.php')]"
 class PhpBB:
     name = "phpbb"
 
+    def claims_url(self, url: str) -> bool:
+        return "viewtopic.php" in url
+
     def detect(self, doc: etree._Element, url: str) -> float:
         posts = [p for p in doc_xpath(doc, X_POSTS) if re.fullmatch(r"p\d+", p.get("id") or "")]
         if not posts:

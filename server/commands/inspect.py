@@ -108,7 +108,8 @@ def inspect_page(data: bytes, url: str, *, source: str, platform: str = "auto", 
     """What the scraper recognises on one page, as plain data (the text and JSON outputs both print it)."""
     from scraper.errors import ScrapeError
     from scraper.parse import _looks_json, parse_document, parse_page
-    from scraper.platforms.base import get_platform, host_of
+    from scraper.platforms.base import host_of
+    from scraper.platforms.detect import get_platform
     from scraper.platforms.config import resolve_config
     from scraper.platforms.generic import date_text, read_structure
 
