@@ -6,7 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .gcpause import collector_paused
 from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
-from .verdicts import Verdict
+from .verdicts import Verdict, make_verdict
 
 AUDIT_FORMAT = "arbitro.audit/1"
 
@@ -20,6 +20,13 @@ class UnknownRuleset(EngineError):
         super().__init__(f"regolamento sconosciuto {ruleset_id!r} (noti: {', '.join(known)})")
         self.ruleset_id = ruleset_id
         self.known = known
+
+
+def internal_error(post_id: str, exc: Exception) -> Verdict:
+    """The verdict of a post a ruleset crashed on (every ruleset: the guard is the replay's)."""
+    return make_verdict("engine.internal_error",
+                        f"Errore interno del motore su questo post ({type(exc).__name__}): post non valutato.",
+                        "Arbitro", post_id, details={"error": f"{type(exc).__name__}: {exc}"})
 
 
 class BadSetting(EngineError):
@@ -215,7 +222,10 @@ def replay(
     with collector_paused():
         for post in history.posts[start:]:
             key = getattr(post, "digest", None) or post  # _post_key
-            state, verdicts = step(state, post)
+            try:
+                state, verdicts = step(state, post)
+            except Exception as exc:  # a ruleset's bug must not lose the audit: the post is skipped and says why
+                verdicts = [internal_error(post.id, exc)]
             add_audit(_post_audit(post.id, post.author, post.character, post.url, tuple(verdicts), characters(state)))
             add_snapshot(_snapshot(post.id, key, state))
 

@@ -25,7 +25,8 @@ THREAD = Thread(url="https://x.forumfree.it/?t=1", platform="forumfree", host="x
 
 
 class _Boom:
-    """A ruleset whose step fails on its second post (a bug): replay raises, the collector must come back."""
+    """A ruleset whose summary fails after its second post (a bug outside the step's guard): replay raises, the
+    collector must come back."""
 
     id = "test-boom"
     title = "boom"
@@ -35,11 +36,11 @@ class _Boom:
         return 0
 
     def step(self, state, post):
-        if state:
-            raise RuntimeError("boom")
         return state + 1, []
 
     def characters(self, state):
+        if state > 1:
+            raise RuntimeError("boom")
         return {}
 
     def next_hint(self, state, character=None):

@@ -7,12 +7,12 @@ from typing import Any
 from ...core import Setting, register
 from ...history import Post, Registry, Thread
 from ...recognise import Conventions
-from ...verdicts import Verdict, make_verdict
+from ...verdicts import Verdict
 from . import hints as _hints
 from . import step as _step
 from . import actions as _actions
 from . import tables as _tables
-from .state import GuidaState, evolve
+from .state import GuidaState
 
 # Readings of ours (RULINGS.md and docs/rulesets/guida.md); the mechanics' own settings come from tables.SETTINGS.
 SETTINGS: tuple[Setting, ...] = (
@@ -35,16 +35,10 @@ class GuidaRuleset:
         return _step.initial_state(thread, registry, settings)
 
     def step(self, state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
-        try:
-            if post.role == "player":  # most posts: straight to the player's step (_step.step dispatches the rest)
-                return _step._player(state, post, {"before_last": state, "last_post": post})
-            return _step.step(state, post)
-        except Exception as exc:  # a bug must not lose the audit: the post is skipped and says why
-            verdict = make_verdict(
-                "engine.internal_error",
-                f"Errore interno del motore su questo post ({type(exc).__name__}): post non valutato.",
-                "Arbitro", post.id, details={"error": f"{type(exc).__name__}: {exc}"})
-            return evolve(state, posts=state.posts + 1), [verdict]
+        # a crash here is caught by core.replay (engine.internal_error), as for every ruleset
+        if post.role == "player":  # most posts: straight to the player's step (_step.step dispatches the rest)
+            return _step._player(state, post, {"before_last": state, "last_post": post})
+        return _step.step(state, post)
 
     # the replay asks after every post: the function itself, no method frame in between
     characters = staticmethod(_hints.characters)
