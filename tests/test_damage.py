@@ -185,7 +185,7 @@ def test_engine_checks_the_written_arithmetic_by_value():
     """The engine's own reading of a written calculation (used when the registry lacks the numbers) is the
     scraper's `value`: a breakdown or a halved Armatura is no miscalculation; a history without `value`
     (written before it) is still computed from its terms."""
-    from engine.rulesets.guida.step import _evaluate
+    from engine.rulesets.guida.calcolo_danni import _evaluate
 
     (calc,) = parse_damage_calcs(H + "Potenza 14 (Potenziale 10 + Bonus Statistica 4) - Resistenza 6 = 8")
     assert _evaluate(calc) == 8

@@ -10,7 +10,11 @@ import pytest
 
 from engine.core import Setting, replay
 from engine.history import CombatHistory, Thread
+from engine.rulesets.guida import calcolo_danni as CD
+from engine.rulesets.guida import difesa as DF
 from engine.rulesets.guida import hints as H
+from engine.rulesets.guida import tiri as TI
+from engine.rulesets.guida import turno as TU
 from engine.rulesets.guida.checks import RollCheck, RollContext, check, check_roll
 from engine.rulesets.guida.actions import ACTIONS
 from engine.rulesets.guida.messages import verdict
@@ -148,7 +152,6 @@ def test_check_and_check_roll_agree_and_stamp_each_roll():
 
 def test_damage_memo_follows_the_registry():
     from engine.history import Registry, Technique
-    from engine.rulesets.guida import step as ST
 
     history = generate(8)
     strong = Registry(techniques={"Artigli": Technique("Artigli", potenziale=20, extra={"bonus_statistica": 3})})
@@ -161,7 +164,7 @@ def test_damage_memo_follows_the_registry():
     without = damages(None)
     assert with_registry != without  # Potenza 23 from the registry, not the 14 the posts state
     assert damages(strong) == with_registry
-    ST._DAMAGE_MEMO[0] = (None, None, {})  # a cold memo gives the same numbers
+    CD._DAMAGE_MEMO[0] = (None, None, {})  # a cold memo gives the same numbers
     assert damages(strong) == with_registry
     assert damages(None) == without
 
@@ -195,7 +198,7 @@ def test_stacks_refresh_the_cached_summary():
                                                ("prevedibile_difesa", 2, "dice.missing_modifier")])
 def test_roll_check_cache_ignores_the_use_count_but_the_verdict_tells_it(factor, lvl, code):
     from engine.rulesets.guida import checks as C
-    from engine.rulesets.guida.step import _prevedibile_req
+    from engine.rulesets.guida.tiri import _prevedibile_req
 
     roll = generate(6).posts[3].rolls[0]  # a Protezione listing neither Prevedibile factor
     spec = ACTIONS["protezione"]
@@ -220,14 +223,13 @@ def test_roll_check_cache_ignores_the_use_count_but_the_verdict_tells_it(factor,
 def test_clear_caches_empties_the_ruleset_caches_and_changes_no_verdict():
     from engine.rulesets import guida
     from engine.rulesets.guida import checks as C
-    from engine.rulesets.guida import step as ST
     from engine.rulesets.guida.actions import classify
 
     history = generate(12)
     warm = replay(history, "guida").to_dict()
-    assert C._STATIC and ST._DAMAGE_MEMO[0][2] and classify.cache_info().currsize
+    assert C._STATIC and CD._DAMAGE_MEMO[0][2] and classify.cache_info().currsize
     guida.clear_caches()
-    assert not C._STATIC and ST._DAMAGE_MEMO[0] == (None, None, {}) and classify.cache_info().currsize == 0
+    assert not C._STATIC and CD._DAMAGE_MEMO[0] == (None, None, {}) and classify.cache_info().currsize == 0
     assert replay(history, "guida").to_dict() == warm
 
 
@@ -247,7 +249,7 @@ def test_later_posts_never_change_an_earlier_snapshot():
 
 
 def test_mira_parts_table_is_the_rule_it_shortcuts():
-    from engine.rulesets.guida.step import _MIRA_PARTS
+    from engine.rulesets.guida.attacco import _MIRA_PARTS
 
     for part, (mira, arti) in _MIRA_PARTS.items():
         assert mira == ("arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part)
@@ -257,7 +259,7 @@ def test_mira_parts_table_is_the_rule_it_shortcuts():
 @pytest.mark.parametrize("label", ["Attacco (Hollow vs Quincy)", "Attacco alla Cieca Area 40 m", "ALLA  CIECA",
                                    "Attacco allacieca", "Attacco alla Ciecaa", ""])
 def test_alla_cieca_cache_answers_as_the_pattern(label):
-    from engine.rulesets.guida.step import _CIECA, _alla_cieca
+    from engine.rulesets.guida.tiri import _CIECA, _alla_cieca
 
     assert _alla_cieca(label) == bool(_CIECA.search(label))
 
@@ -266,19 +268,18 @@ def test_alla_cieca_cache_answers_as_the_pattern(label):
 @pytest.mark.parametrize("generic,answered", [(False, False), (True, False), (False, True)])
 def test_one_incoming_action_is_picked_as_pick_attack_picks_it(key, generic, answered):
     """_rolls picks the only incoming action itself; _pick_attack's answer for the same pool."""
-    from engine.rulesets.guida import step as ST
 
     history = generate(3)
     state = replay(CombatHistory(thread=history.thread, posts=history.posts[:2]), "guida").snapshots[-1].state
     (atk,) = [a for a in state.incoming if a.target == "Hollow"]
     atk = evolve(atk, generic=generic)
     spec = ACTIONS[key]
-    p = ST._Post(evolve(state, incoming=(atk,)), history.posts[2], "Hollow")
-    dfn = ST._Defence()
+    p = TU._Post(evolve(state, incoming=(atk,)), history.posts[2], "Hollow")
+    dfn = TI._Defence()
     if answered:
         dfn.answered.add(atk.id)
     picked = atk if atk.id not in dfn.answered and atk.generic == (spec.key == "contrattacco_generica") else None
-    assert ST._pick_attack(p, [atk], dfn, history.posts[2].rolls[0], spec) is picked
+    assert DF._pick_attack(p, [atk], dfn, history.posts[2].rolls[0], spec) is picked
 
 
 def test_state_roots_built_by_maker_equal_the_dataclass_ones():
@@ -333,15 +334,14 @@ def test_prevedibile_why_words_the_details_as_the_dict_reading():
 def test_prevedibile_table_and_inlined_requirements_match_the_functions():
     """_rolls reads _prevedibile from its table, builds the Prevedibile requirement inline and reads the declared
     maluses of an offensive roll from checks._declared: the same values as the functions give."""
-    from engine.rulesets.guida import step as ST
     from engine.rulesets.guida.checks import _declared, declared, label_key
 
     for n in range(0, 40):
-        assert ST._PREVEDIBILE_LVL[n if n < 10 else 10] == ST._prevedibile(n)
+        assert TI._PREVEDIBILE_LVL[n if n < 10 else 10] == TI._prevedibile(n)
     for lvl in (1, 2, 3):
-        base = ST._REQ_ATTACCO_PREVEDIBILE[lvl]
-        assert ST._Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
-                               (("technique", "Artigli"), ("uses", 7))) == ST._prevedibile_req(
+        base = TI._REQ_ATTACCO_PREVEDIBILE[lvl]
+        assert TI._Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
+                               (("technique", "Artigli"), ("uses", 7))) == TI._prevedibile_req(
             "prevedibile_attacco", lvl, "Artigli", 7)
     for roll in [r for post in generate(4).posts for r in post.rolls]:
         for key in ("attacco", "contrattacco_diretto", "schivata", "protezione"):
@@ -355,7 +355,6 @@ def test_prevedibile_table_and_inlined_requirements_match_the_functions():
 def test_inlined_poster_name_uses_and_costituzione_match_the_helpers():
     """_player names the poster as character_of does; _count_uses sets the use counts in place only on the step's
     own Fighter (not a field the cached summary shows); _compute_damage reads Costituzione as live_stat does."""
-    from engine.rulesets.guida import step as ST
     from engine.rulesets.guida.checks import live_stat
     from engine.rulesets.guida.state import _SUMMARY_FIELDS
 
@@ -363,7 +362,7 @@ def test_inlined_poster_name_uses_and_costituzione_match_the_helpers():
     history = generate(6)
     audit = replay(history, "guida")
     for post, snap in zip(history.posts, audit.snapshots):
-        assert snap.state.last == ST.character_of(snap.state, post)
+        assert snap.state.last == TU.character_of(snap.state, post)
         for f in snap.state.fighters.values():
             if not (f.stacks.entries or f.conditions or f.costrizioni):
                 ref = f.stats.get("Costituzione")

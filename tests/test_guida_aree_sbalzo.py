@@ -153,7 +153,7 @@ def test_dms_missing_numbers_ask_the_master_naming_them():
 
 def test_dms_of_a_sbalzo_from_a_defence_halves_the_die():
     from engine.rulesets.guida.state import evolve
-    from engine.rulesets.guida.step import sbalzo_dms
+    from engine.rulesets.guida.reazione import sbalzo_dms
     f = Fight(sb_reg())
     f.post("Quincy", pv=40, stats=Q, rolls=[R("1d12+4", 9, SB_ATK)])
     f.post("Hollow", pv=52, stats=H)

@@ -57,10 +57,10 @@ RULESET = register(GuidaRuleset())
 def clear_caches() -> None:
     """Empty the module-level caches of this ruleset's pure functions (roll checks, damages, lru_caches): the
     bench times replays from cold caches with it, as a fresh process's first replay runs."""
-    from . import checks, step
+    from . import calcolo_danni, checks
 
     checks._STATIC.clear()
-    step._DAMAGE_MEMO[0] = (None, None, {})
+    calcolo_danni._DAMAGE_MEMO[0] = (None, None, {})
     for name, module in list(sys.modules.items()):
         if name == __name__ or name.startswith(__name__ + "."):
             for obj in list(vars(module).values()):

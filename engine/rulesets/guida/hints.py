@@ -9,7 +9,8 @@ from .actions import ACTIONS
 from .checks import dice_tag, live_stat, stat_maluses
 from .messages import EFFECTS, cifra, signed
 from .state import SUMMARY, Fighter, GuidaState
-from .step import compute_damage, sbalzo_dms
+from .calcolo_danni import compute_damage
+from .reazione import sbalzo_dms
 
 STATS = ("Forza", "Destrezza", "Costituzione", "Intelligenza")
 DEFENCES = ("protezione", "parata", "schivata", "contrattacco", "contrattacco_diretto", "sbilanciamento")
