@@ -50,6 +50,7 @@ def create_app(config: dict[str, Any] | None = None, *, fetcher_factory: Callabl
     app.extensions["arbitro"] = Services(cfg, storage, refresher, limiter)
 
     from .api import bp as api_bp
+    from .apidocs import bp as apidocs_bp
     from .demo import bp as demo_bp
     from .pages import bp as pages_bp
     from .userscript import bp as userscript_bp
@@ -58,6 +59,7 @@ def create_app(config: dict[str, Any] | None = None, *, fetcher_factory: Callabl
     app.register_blueprint(pages_bp)
     app.register_blueprint(userscript_bp)
     app.register_blueprint(demo_bp)
+    app.register_blueprint(apidocs_bp)
     errors.install(app)
     security.install(app)
     return app

@@ -208,6 +208,33 @@ def test_openapi_in_sync_with_routes(app, client):
         node = doc
         for part in ref.split("/"):
             node = node[part]
+    # every error answer is documented as the JSON error format, with an example of each code it may carry; the
+    # codes of the service's error classes and of werkzeug's refusals are all there (tests/test_api_docs.py checks
+    # every code the server names, and each one's status)
+    from server import api, errors
+
+    def resolve(node):
+        while "$ref" in node:
+            ref = node["$ref"]
+            node = doc
+            for part in ref[2:].split("/"):
+                node = node[part]
+        return node
+
+    codes = set()
+    for path, ops in doc["paths"].items():
+        for m, op in ops.items():
+            for status, resp in op["responses"].items():
+                assert status == "default" or re.fullmatch(r"[1-5]\d\d", status), (path, m, status)
+                if status == "default" or int(status) >= 400:
+                    media = resolve(resp)["content"]["application/json"]
+                    assert media["schema"] == {"$ref": "#/components/schemas/Error"}, (path, m, status)
+                    assert media["examples"], (path, m, status)
+                    codes |= {ex["value"]["error"]["code"] for ex in media["examples"].values()}
+    raised = {cls.code for cls in (errors.BadRequest, errors.Forbidden, errors.NotFound, errors.TooLarge,
+                                   errors.Unprocessable, errors.RateLimited, errors.ForumFailed, errors.ForumTimeout,
+                                   errors.ServiceError, api.UnsupportedMediaType)}
+    assert raised | set(errors._WERKZEUG_CODES.values()) <= codes
 
 
 def test_next_hint_for_a_character(app, client):
