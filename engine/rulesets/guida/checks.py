@@ -196,15 +196,10 @@ def check(post: str, index: int, roll: Roll, spec: ActionSpec, phase: Phase, des
     if st.verdicts:
         stamped = []
         dicts = []
-        for v in st.verdicts:  # _stamp, inlined (one call per roll with verdicts is most of their cost)
-            d = v.__dict__.copy()
-            d["post"] = post
-            d["roll"] = index if v.roll is not None else None
-            d["details"] = dict(v.details) if v.details else {}
-            new = _new(Verdict)
-            _setattr(new, "__dict__", d)  # `d` itself is its __dict__: the rewording below lands in it
+        for v in st.verdicts:
+            new = _stamp(v, post, index)
             stamped.append(new)
-            dicts.append(d)
+            dicts.append(new.__dict__)  # its own dict: the rewording below lands in it
         for vi, ri, why in st.detailed:
             # this call's details (the cached verdict may carry another use count): message and details dict
             req = requirements[ri]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ...verdicts import CODE_SEVERITY, UnknownVerdictCode, Verdict
+from ...verdicts import Verdict, severity_of
 
 P_SCHEMA = "Schema Post"
 P_INIZIALE = "Struttura dei Turni › Fase Iniziale"
@@ -64,10 +64,7 @@ _setattr = object.__setattr__
 def verdict(code: str, post: str, message: str, rule: str, *, roll: int | None = None, expected: Any = None,
             found: Any = None, details: dict[str, Any] | None = None, assumption: str | None = None) -> Verdict:
     """A Verdict whose severity is its code's own (engine.verdicts.CODE_SEVERITY): never chosen per case."""
-    try:
-        severity = CODE_SEVERITY[code]  # verdicts.severity_of, inlined: the replay builds thousands
-    except KeyError:
-        raise UnknownVerdictCode(code) from None
+    severity = severity_of(code)
     if not _PLAIN:
         return Verdict(code=code, severity=severity, message=message, rule=rule, post=post,
                        roll=roll, expected=expected, found=found, details=details or {}, assumption=assumption)

@@ -15,7 +15,7 @@ from ...history import Character, Post, Registry, Thread
 from ...verdicts import Verdict
 from .messages import P_TURNI, verdict
 from .state import Fighter, GuidaState, evolve, frozen_map
-from .turno import _Fighter, _GuidaState, _Post, canon_stats
+from .turno import _Fighter, _GuidaState, _Post, canon_stats, character_of
 
 
 # --- initial state --------------------------------------------------------------------------------
@@ -66,9 +66,7 @@ def step(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
 def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[GuidaState, list[Verdict]]:
     """A player's post; `extra` (a fresh dict, kept) goes into the new state's `extra` (what a Game-Master dice
     post needs)."""
-    # character_of, inlined (once per post)
-    name = post.character or (post.schema.character if post.schema else None)
-    name = state.aliases.get(name.lower(), name) if name else state.aliases.get(post.author.lower(), post.author)
+    name = character_of(state, post)
     p = _Post(state, post, name)
     if name not in p.fighters:
         p.fighters[name] = _fighter_from_registry(name, state.registry.characters.get(name))

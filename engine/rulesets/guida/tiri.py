@@ -16,7 +16,8 @@ from . import percezione as PZ
 from . import stacks as S
 from . import tables as T
 from .actions import ACTIONS, ActionSpec, classify, normalise, phase_of
-from .checks import (_AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, _declared, _multi, check, live_stat,
+from .checks import (
+    _AMOUNT_LABEL, _NO_BONUSES, Requirement, RollCheck, _multi, check, declared as declared_requirements, live_stat,
     requirement_stacks,
 )
 from .messages import P_ACCECAMENTO, P_CONFRONTO, P_DESCRIZIONE, P_DIFENSIVA, P_DISTANZA, P_OFFENSIVA, signed, verdict
@@ -104,9 +105,7 @@ def _rolls(p: _Post) -> None:
         if phase == "offensiva":
             defensive_open = False
             multi = None if tag is None or len(tag.targets) < 2 else _multi(tag)  # multi_kind
-            # checks.declared inlined (phase is offensiva here): only a defensive role that is no counter declares none
-            declared = () if spec.role == "difensiva" and not spec.counter else _declared(
-                tkey[0] if tkey else None, tkey[1] if tkey else None, roll.label, multi)
+            declared = declared_requirements(tkey, roll.label, spec, phase, multi)
             if declared:
                 reqs += declared
             if f.preparazione and actor == name and (not mine or not dfn.any_defence) and spec.rolls:
@@ -155,12 +154,8 @@ def _rolls(p: _Post) -> None:
                 else:
                     n, tech = max((uses.get(t, 0), t) for t in techs)
                 lvl = _PREVEDIBILE_LVL[n if n < 10 else 10]  # _prevedibile(n), read from its table
-                if lvl:
-                    # which technique and how many uses: the verdict says so (_prevedibile_req, inlined: every
-                    # defence against a repeated technique builds one)
-                    base = _REQ_ATTACCO_PREVEDIBILE[lvl]
-                    reqs.append(_Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
-                                             (("technique", tech), ("uses", n))))
+                if lvl:  # which technique and how many uses: the verdict says so
+                    reqs.append(_prevedibile_req("prevedibile_attacco", lvl, tech, n))
             if spec.role == "difensiva" and not spec.counter and tag and tag.techniques:
                 n, tech = max((f.uses_defense.get(t, 0) + 1, t) for t in tag.techniques)
                 lvl = _PREVEDIBILE_LVL[n if n < 10 else 10]
@@ -403,18 +398,12 @@ def _count_uses(p: _Post, actor: str, spec: ActionSpec, phase: str, tag: Any) ->
         uses = f.uses_attack.copy()  # a mappingproxy's copy is its dict's (one block), dict() would go key by key
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        if f is p.own:  # _set_own, inlined (uses_attack is not a summary field): in place on the step's own Fighter
-            f.__dict__["uses_attack"] = MappingProxyType(uses)  # our own new dict: no second copy
-        else:
-            p.fighters[actor] = evolve(f, uses_attack=MappingProxyType(uses))
+        _set_own(p, actor, f, "uses_attack", MappingProxyType(uses))
     elif phase == "difensiva" and spec.role == "difensiva":
         uses = f.uses_defense.copy()
         for t in tag.techniques:
             uses[t] = uses.get(t, 0) + 1
-        if f is p.own:  # as above
-            f.__dict__["uses_defense"] = MappingProxyType(uses)
-        else:
-            p.fighters[actor] = evolve(f, uses_defense=MappingProxyType(uses))
+        _set_own(p, actor, f, "uses_defense", MappingProxyType(uses))
 
 
 def _set_own(p: _Post, name: str, f: Fighter, field: str, value: Any) -> None:
