@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+from .fastdata import maker
 from .gcpause import collector_paused
 from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
 from .verdicts import Verdict, make_verdict
@@ -151,19 +152,9 @@ class Audit:
         }
 
 
-def _fast(cls: type, names: tuple[str, ...]) -> Any:
-    """Positional constructor of a plain frozen dataclass filling its __dict__ directly (one per post in the fold:
-    the generated __init__ pays an object.__setattr__ per field); the class itself if it is not a plain one."""
-    if tuple(cls.__dataclass_fields__) != names or hasattr(cls, "__slots__") or hasattr(cls, "__post_init__"):
-        return cls
-    env = {"_new": object.__new__, "_sa": object.__setattr__, "_cls": cls}
-    exec(f"def make({', '.join(names)}):\n"  # noqa: S102 - the dataclass's own field names, as dataclasses does
-         f"    o = _new(_cls)\n    _sa(o, '__dict__', {{{', '.join(f'{n!r}: {n}' for n in names)}}})\n    return o\n", env)
-    return env["make"]
-
-
-_post_audit = _fast(PostAudit, ("id", "author", "character", "url", "verdicts", "state"))
-_snapshot = _fast(Snapshot, ("post_id", "key", "state"))
+# one per post in the fold: built without the generated __init__'s object.__setattr__ per field (engine.fastdata)
+_post_audit = maker(PostAudit)
+_snapshot = maker(Snapshot)
 
 
 def _annotate(pa: PostAudit, ruled: dict[tuple[str, str], str]) -> PostAudit:
