@@ -405,3 +405,19 @@ def test_fastdata_evolve_is_dataclasses_replace():
     assert post.rolls == ()  # the old value is untouched
     with pytest.raises(TypeError):
         evolve(post, nope=1)  # an unknown field fails as dataclasses.replace fails
+
+
+def test_pausing_switched_off_leaves_the_collector_running_for_the_other_threads():
+    from engine.gcpause import collector_paused, set_pausing
+
+    set_pausing(False)  # what `arbitro serve` does with more than one request thread
+    try:
+        with collector_paused():
+            assert gc.isenabled()
+        replay(generate(4), "guida")
+        assert gc.isenabled()
+    finally:
+        set_pausing(True)
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()

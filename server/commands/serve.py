@@ -88,6 +88,9 @@ def make_server(app: Any, host: str, port: int, threads: int = 8) -> Any:
 
 def serve_forever(app: Any, host: str, port: int, threads: int = 8, *, banner: str | None = None,
                   any_port_if_busy: bool = False) -> int:
+    from engine.gcpause import set_pausing
+
+    set_pausing(threads <= 1)  # the collector is process-wide: never paused under the other request threads
     try:
         server = make_server(app, host, port, threads)
     except OSError as exc:
