@@ -197,30 +197,31 @@ def _is_tty(stream: TextIO) -> bool:
 
 
 class _ProgressBar:
-    """`[#####-----] 3/7 <url>` redrawn in place on a terminal's stderr."""
-
-    WIDTH = 24
+    """`[#####-----] 3/7 <url>` redrawn in place on a terminal's stderr (tqdm draws it; the total grows as the
+    crawl learns the thread's page count)."""
 
     def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
+        import shutil
+
+        from tqdm import tqdm
+
+        # a terminal that says it has 0 columns and 0 rows (a bare pty) would hide the bar: give it a size
+        size = shutil.get_terminal_size((100, 20))
+        self.bar = tqdm(total=1, file=stream, ascii="-#", leave=False, ncols=size.columns or 100,
+                        nrows=size.lines or 20, unit="pagina",
+                        bar_format="[{bar:24}] {n_fmt}/{total_fmt} {desc}", delay=0)
         self.drawn = False
 
     def update(self, done: int, total: int, url: str) -> None:
-        total = max(total, done, 1)
-        filled = int(self.WIDTH * done / total)
-        tail = url if len(url) <= 48 else "…" + url[-47:]
-        line = f"\r[{'#' * filled}{'-' * (self.WIDTH - filled)}] {done}/{total} {tail}"
-        self.stream.write(line + "\x1b[K")
-        self.stream.flush()
+        self.bar.total = max(total, done, 1)
+        self.bar.n = done
+        self.bar.set_description_str(url if len(url) <= 48 else "…" + url[-47:], refresh=False)
+        self.bar.refresh()
         self.drawn = True
 
     def clear(self) -> None:
-        if self.drawn:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self.drawn = False
+        self.bar.clear()
 
     def finish(self) -> None:
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
+        self.bar.leave = self.drawn  # the last state stays on screen, as a finished line
+        self.bar.close()
