@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+from .evidence import edited_after_reply
 from .fastdata import maker
 from .gcpause import collector_paused
 from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
@@ -223,6 +224,11 @@ def replay(
     rulings_of = getattr(rs, "rulings", None)
     ruled = {(c, p): d for c, p, d in (rulings_of(state) if callable(rulings_of) else ())}
     shown = tuple(_annotate(pa, ruled) for pa in post_audits) if ruled else tuple(post_audits)
+    # evidence across posts (an edit after the next post): over the whole thread, so an incremental replay that
+    # kept a post's audit still learns of the reply that came after it
+    edits = edited_after_reply(history.posts)
+    if edits:
+        shown = tuple(replace(pa, verdicts=pa.verdicts + (edits[pa.id],)) if pa.id in edits else pa for pa in shown)
 
     return Audit(
         ruleset=rs.id,

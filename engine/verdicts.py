@@ -62,6 +62,9 @@ CODE_SEVERITY: dict[str, Severity] = {
     "ruling.needed": "info",
     "ruling.applied": "info",
     "engine.internal_error": "warning",
+    # every ruleset (engine.evidence): a post edited after the next post was written
+    "post.edited_after_reply": "warning",  # it holds rolls, a damage calculation or a schema
+    "post.narrative_edited_after_reply": "info",  # narrative only
     # generic: used by `cosmo`, `poteri`, `starfinder`
     "outcome.damage": "info",
     "outcome.damage_rolled": "info",

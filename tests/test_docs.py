@@ -83,8 +83,8 @@ def _emitted_codes() -> dict[str, list[str]]:
     families = {c.split(".", 1)[0] for c in CODE_SEVERITY} | set(engine.available_rulesets())
     shaped = re.compile(r"^(%s)\.[a-z0-9_]+$" % "|".join(sorted(families)))
     found: dict[str, set[str]] = {}
-    # the rulesets, and the replay itself (its crash guard emits engine.internal_error for every ruleset)
-    for path in sorted(RULESET_SOURCES.rglob("*.py")) + [RULESET_SOURCES.parent / "core.py"]:
+    # the rulesets, and the replay itself for every ruleset (its crash guard, the evidence across posts)
+    for path in sorted(RULESET_SOURCES.rglob("*.py")) + [RULESET_SOURCES.parent / n for n in ("core.py", "evidence.py")]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         where = f"{path.relative_to(RULESET_SOURCES.parent.parent)}"
         for node in ast.walk(tree):
