@@ -140,9 +140,11 @@ class Audit:
     snapshots: tuple[Snapshot, ...] = field(default=(), repr=False, compare=False)
     context_key: Any = field(default=None, repr=False, compare=False)
     replayed: int = 0  # posts stepped in this call (the rest came from snapshots)
+    # a page-local audit (engine.provisional): only the verdicts whose inputs are all on the page, no state
+    provisional: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        doc = {
             "format": AUDIT_FORMAT,
             "ruleset": self.ruleset,
             "thread": _to_jsonable(self.thread),
@@ -151,6 +153,9 @@ class Audit:
             "characters": self.characters,
             "next": self.next,
         }
+        if self.provisional is not None:
+            doc["provisional"] = self.provisional
+        return doc
 
 
 # one per post in the fold: built without the generated __init__'s object.__setattr__ per field (engine.fastdata)

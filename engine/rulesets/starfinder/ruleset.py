@@ -200,6 +200,10 @@ class Starfinder:
     title = "Starfinder — Combattimento (d20 contro CAE/CAC, Stamina, Ferita, Risolutezza)"
     settings = SETTINGS
     # PS/PF/PR in the schema, the d20 and the weapons' damage dice, the roll kinds' words and the saves' names
+    # checks of a roll against the registry alone (abilities, proficiency, rerolls, DCs): page-local (engine.provisional)
+    local_codes = frozenset({"starfinder.wrong_ability", "starfinder.non_proficient", "starfinder.strength_on_ranged",
+                             "starfinder.multiplied_not_rolled", "starfinder.reroll_limit", "starfinder.reroll_late",
+                             "starfinder.dc_mismatch", "starfinder.wrong_save_ability"})
     conventions = Conventions.of([p.key for p in _POOLS], (20, *T.DAMAGE_DICE),
                                  [w for w, _ in T.ROLL_KINDS] + ["ts"] + list(T.SAVES))
 
