@@ -354,6 +354,89 @@ def thread_by_url() -> Response:
     return _thread_response(outcome.thread)
 
 
+# --- POST /threads/provisional --------------------------------------------------------------------
+
+MAX_PAGE_POSTS = 200  # a forum page shows 10–50 posts; a few page sizes more is never a real page
+_NOT_POST_MARKUP = ("script", "style", "form", "input", "textarea", "select", "button", "iframe", "object")
+
+
+@bp.post("/threads/provisional")
+def provisional_page() -> Response:
+    """The page a reader has open, audited at once from its posts' own markup (engine.provisional: only what the
+    page alone can tell), while the thread's full polite crawl starts or goes on; Retry-After says when to ask
+    `GET /threads?url=…` for the full audit."""
+    from engine.provisional import replay_page
+
+    svc = services()
+    body = _body()
+    unknown = sorted(set(body) - {"url", "posts", "page", "pages", "ruleset", "platform"})
+    if unknown:
+        raise BadRequest("campi sconosciuti nella richiesta", code="unknown_field", details={"fields": unknown})
+    page_url = check_forum_url(body.get("url"), svc.cfg)
+    posts = body.get("posts")
+    if not isinstance(posts, list) or not posts or not all(isinstance(p, str) for p in posts):
+        raise BadRequest("posts deve essere una lista non vuota del codice HTML dei post della pagina",
+                         code="bad_pages", details={"field": "posts"})
+    if len(posts) > MAX_PAGE_POSTS:
+        raise TooLarge("troppi post per una pagina", code="too_many_posts",
+                       details={"max": MAX_PAGE_POSTS, "found": len(posts)})
+    page, pages = body.get("page", 1), body.get("pages")
+    for name, value in (("page", page), ("pages", pages)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 10_000):
+            raise BadRequest(f"{name} deve essere un numero di pagina", code="bad_pages", details={"field": name})
+    explicit = _explicit_ruleset(body.get("ruleset"))
+    svc.limiter.hit(client_key(request, svc.cfg["trust_proxy"]))
+    # only the posts, in a page of their own: nothing of the reader's page (forms, scripts, tokens) is read
+    history, _ = _parse_pages([{"html": _post_page(posts), "url": page_url}], body.get("platform", "auto"))
+    ruleset = explicit or svc.refresher.ruleset_for_url(page_url, probe=False) or _recognised(history)
+    audit = replay_page(history, ruleset, None, page=page, pages=pages)
+    # the full audit: this thread's polite crawl, started now (or already running) and answered by GET /threads
+    thread_url = history.thread.url or page_url
+    rec = svc.storage.find_thread(thread_url, ruleset) or svc.storage.get_or_create_thread(thread_url, ruleset)
+    if rec.audit_id is None or svc.refresher.is_stale(rec):
+        svc.refresher.refresh_in_background(rec.id)
+    interval = float(svc.cfg.get("fetch_min_interval", 1.0))
+    retry = max(1, int(round((pages or 1) * interval + 1)))
+    doc = audit.to_dict()
+    doc["provisional"].update({"thread_id": rec.id, "full": f"/api/v1/threads/{rec.id}", "retry_after": retry})
+    return _json(dumps(doc), headers={"Retry-After": str(retry), "Cache-Control": "no-store",
+                                      "X-Arbitro-Thread-Id": str(rec.id), "X-Arbitro-Ruleset": ruleset,
+                                      "X-Arbitro-Source": "provisional"})
+
+
+def _post_page(posts: list[str]) -> str:
+    """The posts' markup as a page of its own, whatever else the client sent inside them taken out."""
+    from lxml import etree, html as lxml_html
+
+    out = []
+    for markup in posts:
+        try:
+            fragments = lxml_html.fragments_fromstring(markup)
+        except (etree.ParserError, ValueError):
+            raise BadRequest("il codice HTML di un post non è leggibile", code="bad_pages",
+                             details={"field": "posts"}) from None
+        for el in fragments:
+            if isinstance(el, str):
+                continue
+            for bad in el.xpath("descendant-or-self::*[" + " or ".join(f"self::{t}" for t in _NOT_POST_MARKUP) + "]"):
+                if bad is el:
+                    break
+                bad.drop_tree()
+            else:
+                out.append(etree.tostring(el, encoding="unicode", method="html"))
+    return "<!doctype html><html><head><meta charset=\"utf-8\"></head><body>" + "".join(out) + "</body></html>"
+
+
+def _recognised(history: Any) -> str:
+    """No config decides: the ruleset the posts' conventions clearly follow, else the default."""
+    import engine
+    from engine.recognise import recognise
+
+    seen = recognise(history, {rid: rs.conventions for rid, rs in engine.available_rulesets().items()
+                               if getattr(rs, "conventions", None) is not None})
+    return seen.ruleset or services().cfg["default_ruleset"]
+
+
 def _flag(value: str | None, field: str) -> bool:
     if value is None or value.lower() in ("", "0", "false", "no"):
         return False
