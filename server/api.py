@@ -380,7 +380,7 @@ def provisional_page() -> Response:
     if len(posts) > MAX_PAGE_POSTS:
         raise TooLarge("troppi post per una pagina", code="too_many_posts",
                        details={"max": MAX_PAGE_POSTS, "found": len(posts)})
-    page, pages = body.get("page", 1), body.get("pages")
+    page, pages = body.get("page"), body.get("pages")
     for name, value in (("page", page), ("pages", pages)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 10_000):
             raise BadRequest(f"{name} deve essere un numero di pagina", code="bad_pages", details={"field": name})
@@ -389,6 +389,8 @@ def provisional_page() -> Response:
     # only the posts, in a page of their own: nothing of the reader's page (forms, scripts, tokens) is read
     history, _ = _parse_pages([{"html": _post_page(posts), "url": page_url}], body.get("platform", "auto"))
     ruleset = explicit or svc.refresher.ruleset_for_url(page_url, probe=False) or _recognised(history)
+    if page is None:  # the page's number as its URL says it (st=, start=), read by the platform adapter
+        page = history.posts[0].page if history.posts else 1
     audit = replay_page(history, ruleset, None, page=page, pages=pages)
     # the full audit: this thread's polite crawl, started now (or already running) and answered by GET /threads
     thread_url = history.thread.url or page_url

@@ -276,7 +276,9 @@ def test_first_audit_under_way_says_so_and_asks_again(gm, canned_service, forum_
     assert "Analisi in corso" in layer_text(pg, ".status")
     assert pg.locator("arbitro-badge").count() == 0
     assert wait_done(pg, count=2) == "drawn"  # asked again after Retry-After (1 s)
-    assert [c["query"].get("create") for c in canned_service.api_calls()] == ["1", "1"]
+    # the GET, the provisional page (a service without that route: "analisi in corso" as before), the GET again
+    assert [(c["path"], c["query"].get("create")) for c in canned_service.api_calls()] == [
+        ("/api/v1/threads", "1"), ("/api/v1/threads/provisional", None), ("/api/v1/threads", "1")]
     assert pg.locator("arbitro-badge").count() == 4
     assert "Analisi in corso" not in layer_text(pg, ".status")
 

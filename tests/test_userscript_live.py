@@ -174,3 +174,48 @@ def test_legacy_gm_functions_only(live_service, live_forum, gm_factory, build_di
     pg.evaluate("window.__arbitroMenu[1].fn()")
     assert wait_done(pg, count=2, timeout=30000) == "disabled"
     assert "settings" in gm.store and pg.locator("arbitro-badge").count() == 0
+
+
+def test_an_unseen_thread_shows_the_provisional_page_at_once_then_the_full_audit(tmp_path, live_forum, gm_factory):
+    """The first reader of a thread the service is still crawling (page 1 is slow): the open page's provisional
+    audit is drawn at once from its posts' markup, then the full audit replaces it without a reload (issue #16)."""
+    from server.app import create_app
+    from tests.plugins.server import LiveServer
+
+    app = create_app({
+        "database": str(tmp_path / "arbitro.sqlite3"), "cache_dir": str(tmp_path / "cache"),
+        "default_ruleset": "guida", "allowed_hosts": ["127.0.0.1"], "private_allowlist": ["127.0.0.1:*"],
+        "fetch_min_interval": 0.0, "fetch_retries": 0, "obey_robots": False, "follow_sheets": False,
+        "secret_key": "prova-provvisorio", "create_wait": 0.2,
+    })
+    service = LiveServer(app).start()
+    try:
+        host, path = THREADS[0][0], "/?t=62345678"
+        forum = live_forum(host)
+        forum.set_behaviour("/?t=62345678&st=15", slow=3.0)  # the crawl's second page; the reader has page 1 open
+        gm = gm_factory(service.url)
+        gm.context.route(forum.url("/") + "**", _no_page_scripts)
+        pg = gm.new_page()
+        pg.goto(forum.url(path))
+        assert wait_done(pg, timeout=30000) == "provisional"
+        assert pg.locator("arbitro-layer").get_attribute("data-provisional") == "1"
+        assert pg.locator("arbitro-layer section.status").inner_text().startswith("provvisorio — analisi completa in corso (pagina 1")
+        assert pg.locator("arbitro-badge").count() >= 1
+        [post] = [r for r in gm.http_log if r["method"] == "POST"]
+        assert post["url"] == f"{service.url}/api/v1/threads/provisional"
+        sent = json.loads(post["data"])
+        assert set(sent) == {"url", "posts"} and len(sent["posts"]) == 15
+        for markup in sent["posts"]:
+            assert markup.startswith("<li") and not any(t in markup for t in ("<form", "<script", "<input", "<textarea"))
+        assert "_userdata" not in post["data"]
+        # the full audit follows on its own, and replaces the provisional one
+        pg.wait_for_function("window.__arbitroDone.includes('drawn')", timeout=60000)
+        assert pg.locator("arbitro-layer").get_attribute("data-provisional") is None
+        thread_url = next(dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(r["url"]).query))["url"]
+                          for r in gm.http_log if r["method"] == "GET")
+        audit = requests.get(f"{service.url}/api/v1/threads", params={"url": thread_url}, timeout=30).json()["audit"]
+        assert _badges(pg) == _expected_badges(pg, audit)
+        assert [r["method"] for r in gm.http_log].count("POST") == 1  # asked once per page view
+    finally:
+        service.stop()
+        app.extensions["arbitro"].close()

@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest c56eae154040). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest b0ba872acf43). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -196,6 +196,9 @@ const STRINGS = {
     refreshing: "Audit in aggiornamento: i post più recenti potrebbero non essere ancora valutati.",
     analysing: "Analisi in corso: il servizio sta leggendo il combattimento per la prima volta…",
     analysisSlow: "L'analisi sta richiedendo più del previsto. Riprova tra poco.",
+    provisional: "provvisorio — analisi completa in corso",
+    pageOf: "pagina",
+    of: "di",
     stale: "Questa pagina ha post che il servizio non ha ancora valutato.",
     fetchedAt: "aggiornato",
     at: "alle",
@@ -265,6 +268,9 @@ const STRINGS = {
     refreshing: "Audit being refreshed: the latest posts may not be checked yet.",
     analysing: "Analysis under way: the service is reading this fight for the first time…",
     analysisSlow: "The analysis is taking longer than expected. Try again shortly.",
+    provisional: "provisional — full analysis under way",
+    pageOf: "page",
+    of: "of",
     stale: "This page has posts the service has not checked yet.",
     fetchedAt: "updated",
     at: "at",
@@ -1033,6 +1039,33 @@ async function requestThread(service, threadUrl, timeout) {
   if (!isPlainObject(body)) throw new BadResponseError("not JSON");
   checkAudit(body.audit);
   return { thread_id: body.thread_id, fetched_at: body.fetched_at, refreshing: !!body.refreshing, audit: body.audit };
+}
+
+// The page's posts as the service reads them for a provisional audit: each post element's own markup, with what is
+// no part of a post taken out (forms, fields, scripts: a reply box's tokens, the page's user data), nothing else.
+const NOT_POST_MARKUP = "script, style, form, input, textarea, select, button, iframe, object, noscript";
+
+function postMarkup(refs) {
+  const serializer = new XMLSerializer(); // serialises, never parses: nothing of the page is ever written as HTML
+  return refs.map((ref) => {
+    const copy = ref.el.cloneNode(true);
+    for (const el of copy.querySelectorAll(NOT_POST_MARKUP)) el.remove();
+    return serializer.serializeToString(copy);
+  });
+}
+
+// The open page audited at once (POST /threads/provisional) while the service reads the whole thread:
+// {audit, retryAfter, thread_id}. Its verdicts are the ones the page alone can tell; the full audit follows.
+async function requestProvisional(settings, pageUrl, refs) {
+  const service = serviceUrlOf(settings);
+  if (!service) throw new ConfigError("service URL not set");
+  const r = await gm.request({ method: "POST", url: `${service}/api/v1/threads/provisional`,
+    body: { url: pageUrl, posts: postMarkup(refs) }, timeout: settings.timeoutMs });
+  if (r.status < 200 || r.status >= 300) throw httpErrorFrom(r);
+  const audit = checkAudit(parseJsonBody(r.text));
+  const prov = isPlainObject(audit.provisional) ? audit.provisional : {};
+  const retry = Number.isFinite(prov.retry_after) ? prov.retry_after : 3;
+  return { audit, retryAfter: Math.min(Math.max(retry, 1), 60), thread_id: prov.thread_id, provisional: prov };
 }
 
 function cacheKey(service, threadUrl) {
@@ -1853,7 +1886,7 @@ function drawAudit(ctx, result) {
   // The "Tocca a" panel belongs to the page that shows the audit's last post.
   const last = audit.posts.length ? normPostId(audit.posts[audit.posts.length - 1].id) : null;
   const onLastPage = last !== null && ctx.posts.some((r) => r.id === last);
-  if (onLastPage) renderTurn(audit.next, ctx);
+  if (onLastPage && !result.provisional) renderTurn(audit.next, ctx); // a provisional audit has no state yet
   renderLinks(ctx, result);
   const pageIds = pagePostIds(ctx);
   if (result.refreshing) setStatus(t("refreshing"), "info");
@@ -1872,6 +1905,8 @@ let RUNNING = null;
 const MAX_PENDING = 10;
 let PENDING_TRIES = 0;
 let PENDING_TIMER = null;
+// The provisional audit of this page, asked once per page view while the first full audit is being made.
+let PROVISIONAL = null;
 
 // User-timing marks (free when nobody reads them): bench/bench_userscript.py measures the drawing with them.
 function mark(name) {
@@ -1914,14 +1949,51 @@ async function run(settings, notice) {
     OVERLAY.layer.setAttribute("data-error", err.name);
     return announce("error");
   }
-  if (result.pending) return waitForFirstAudit(ctx, settings, result.retryAfter);
+  if (result.pending) return showProvisional(ctx, settings, result.retryAfter);
   PENDING_TRIES = 0;
+  PROVISIONAL = null;
   if (!isFight(result.audit)) return announce("untouched"); // a thread with no fight in it stays as it is
   mark("arbitro:draw-start");
   drawAudit(ctx, result);
   mark("arbitro:draw-end");
   if (notice) setStatus(notice, "info");
   return announce("drawn");
+}
+
+// A thread never audited: the open page's provisional audit drawn at once (asked once per view), marked as such,
+// then the full audit at the service's Retry-After. A service without the route: "analisi in corso" as before.
+async function showProvisional(ctx, settings, retryAfter) {
+  const pageUrl = location.href.split("#")[0];
+  if (!PROVISIONAL || PROVISIONAL.url !== pageUrl) {
+    try {
+      const refs = ctx.platform.isDicePost ? ctx.posts.filter((r) => !ctx.platform.isDicePost(r)) : ctx.posts;
+      PROVISIONAL = { url: pageUrl, result: await requestProvisional(settings, pageUrl, refs) };
+    } catch (e) {
+      console.warn("[arbitro] provisional", e);
+      PROVISIONAL = { url: pageUrl, result: null };
+    }
+  }
+  const prov = PROVISIONAL.result;
+  if (!prov) return waitForFirstAudit(ctx, settings, retryAfter);
+  // badges only where the page alone found something: a clean mark now could be contradicted by the full audit
+  const found = prov.audit.posts.filter((p) => isPlainObject(p) && asArray(p.verdicts).length);
+  mark("arbitro:draw-start");
+  drawAudit(ctx, { audit: { ...prov.audit, posts: found }, refreshing: false, provisional: true });
+  mark("arbitro:draw-end");
+  OVERLAY.layer.setAttribute("data-provisional", "1");
+  const info = prov.provisional;
+  const where = Number.isInteger(info.page)
+    ? ` (${t("pageOf")} ${info.page}${Number.isInteger(info.pages) ? ` ${t("of")} ${info.pages}` : ""})` : "";
+  setStatus(t("provisional") + where, "info");
+  PENDING_TRIES += 1;
+  if (PENDING_TRIES > MAX_PENDING) {
+    PENDING_TRIES = 0;
+    setStatus(t("analysisSlow"), "error", () => restart(settings));
+    return announce("error");
+  }
+  const wait = Math.max(retryAfter, prov.retryAfter);
+  PENDING_TIMER = setTimeout(() => restart(settings), wait * 1000);
+  return announce("provisional");
 }
 
 // "Analisi in corso" in our panel only; if the thread turns out not to be a fight, restart() takes the panel away.

@@ -48,6 +48,33 @@ async function requestThread(service, threadUrl, timeout) {
   return { thread_id: body.thread_id, fetched_at: body.fetched_at, refreshing: !!body.refreshing, audit: body.audit };
 }
 
+// The page's posts as the service reads them for a provisional audit: each post element's own markup, with what is
+// no part of a post taken out (forms, fields, scripts: a reply box's tokens, the page's user data), nothing else.
+const NOT_POST_MARKUP = "script, style, form, input, textarea, select, button, iframe, object, noscript";
+
+function postMarkup(refs) {
+  const serializer = new XMLSerializer(); // serialises, never parses: nothing of the page is ever written as HTML
+  return refs.map((ref) => {
+    const copy = ref.el.cloneNode(true);
+    for (const el of copy.querySelectorAll(NOT_POST_MARKUP)) el.remove();
+    return serializer.serializeToString(copy);
+  });
+}
+
+// The open page audited at once (POST /threads/provisional) while the service reads the whole thread:
+// {audit, retryAfter, thread_id}. Its verdicts are the ones the page alone can tell; the full audit follows.
+async function requestProvisional(settings, pageUrl, refs) {
+  const service = serviceUrlOf(settings);
+  if (!service) throw new ConfigError("service URL not set");
+  const r = await gm.request({ method: "POST", url: `${service}/api/v1/threads/provisional`,
+    body: { url: pageUrl, posts: postMarkup(refs) }, timeout: settings.timeoutMs });
+  if (r.status < 200 || r.status >= 300) throw httpErrorFrom(r);
+  const audit = checkAudit(parseJsonBody(r.text));
+  const prov = isPlainObject(audit.provisional) ? audit.provisional : {};
+  const retry = Number.isFinite(prov.retry_after) ? prov.retry_after : 3;
+  return { audit, retryAfter: Math.min(Math.max(retry, 1), 60), thread_id: prov.thread_id, provisional: prov };
+}
+
 function cacheKey(service, threadUrl) {
   return `${CACHE_PREFIX}${service}|${threadUrl}`;
 }

@@ -58,7 +58,7 @@ function drawAudit(ctx, result) {
   // The "Tocca a" panel belongs to the page that shows the audit's last post.
   const last = audit.posts.length ? normPostId(audit.posts[audit.posts.length - 1].id) : null;
   const onLastPage = last !== null && ctx.posts.some((r) => r.id === last);
-  if (onLastPage) renderTurn(audit.next, ctx);
+  if (onLastPage && !result.provisional) renderTurn(audit.next, ctx); // a provisional audit has no state yet
   renderLinks(ctx, result);
   const pageIds = pagePostIds(ctx);
   if (result.refreshing) setStatus(t("refreshing"), "info");
@@ -77,6 +77,8 @@ let RUNNING = null;
 const MAX_PENDING = 10;
 let PENDING_TRIES = 0;
 let PENDING_TIMER = null;
+// The provisional audit of this page, asked once per page view while the first full audit is being made.
+let PROVISIONAL = null;
 
 // User-timing marks (free when nobody reads them): bench/bench_userscript.py measures the drawing with them.
 function mark(name) {
@@ -119,14 +121,51 @@ async function run(settings, notice) {
     OVERLAY.layer.setAttribute("data-error", err.name);
     return announce("error");
   }
-  if (result.pending) return waitForFirstAudit(ctx, settings, result.retryAfter);
+  if (result.pending) return showProvisional(ctx, settings, result.retryAfter);
   PENDING_TRIES = 0;
+  PROVISIONAL = null;
   if (!isFight(result.audit)) return announce("untouched"); // a thread with no fight in it stays as it is
   mark("arbitro:draw-start");
   drawAudit(ctx, result);
   mark("arbitro:draw-end");
   if (notice) setStatus(notice, "info");
   return announce("drawn");
+}
+
+// A thread never audited: the open page's provisional audit drawn at once (asked once per view), marked as such,
+// then the full audit at the service's Retry-After. A service without the route: "analisi in corso" as before.
+async function showProvisional(ctx, settings, retryAfter) {
+  const pageUrl = location.href.split("#")[0];
+  if (!PROVISIONAL || PROVISIONAL.url !== pageUrl) {
+    try {
+      const refs = ctx.platform.isDicePost ? ctx.posts.filter((r) => !ctx.platform.isDicePost(r)) : ctx.posts;
+      PROVISIONAL = { url: pageUrl, result: await requestProvisional(settings, pageUrl, refs) };
+    } catch (e) {
+      console.warn("[arbitro] provisional", e);
+      PROVISIONAL = { url: pageUrl, result: null };
+    }
+  }
+  const prov = PROVISIONAL.result;
+  if (!prov) return waitForFirstAudit(ctx, settings, retryAfter);
+  // badges only where the page alone found something: a clean mark now could be contradicted by the full audit
+  const found = prov.audit.posts.filter((p) => isPlainObject(p) && asArray(p.verdicts).length);
+  mark("arbitro:draw-start");
+  drawAudit(ctx, { audit: { ...prov.audit, posts: found }, refreshing: false, provisional: true });
+  mark("arbitro:draw-end");
+  OVERLAY.layer.setAttribute("data-provisional", "1");
+  const info = prov.provisional;
+  const where = Number.isInteger(info.page)
+    ? ` (${t("pageOf")} ${info.page}${Number.isInteger(info.pages) ? ` ${t("of")} ${info.pages}` : ""})` : "";
+  setStatus(t("provisional") + where, "info");
+  PENDING_TRIES += 1;
+  if (PENDING_TRIES > MAX_PENDING) {
+    PENDING_TRIES = 0;
+    setStatus(t("analysisSlow"), "error", () => restart(settings));
+    return announce("error");
+  }
+  const wait = Math.max(retryAfter, prov.retryAfter);
+  PENDING_TIMER = setTimeout(() => restart(settings), wait * 1000);
+  return announce("provisional");
 }
 
 // "Analisi in corso" in our panel only; if the thread turns out not to be a fight, restart() takes the panel away.
