@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -273,8 +275,74 @@ def _response_cache() -> ResponseCache:
     return ext["arbitro_responses"]
 
 
+MAX_PAGE_IDS = 200
+
+
+def _page_ids(value: str | None) -> tuple[str, ...] | None:
+    """`posts=600100,600110,…`: the posts of the page a reader has open (the answer is sized by the page, not the
+    thread); None when absent."""
+    if value is None:
+        return None
+    ids = tuple(dict.fromkeys(_norm_id(i.strip()) for i in value.split(",") if i.strip()))
+    if not ids or len(ids) > MAX_PAGE_IDS or any(len(i) > 64 for i in ids):
+        raise BadRequest(f"posts: da 1 a {MAX_PAGE_IDS} id di post separati da virgole", code="bad_posts",
+                         details={"field": "posts", "max": MAX_PAGE_IDS})
+    return ids
+
+
+class _ParsedAudits:
+    """The stored audits as parsed documents, a few threads' worth, so a page's slice is cut without re-reading
+    the whole JSON on every page view (per process: only a cache, the database has the truth)."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self.items: OrderedDict[Any, dict[str, Any]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, audit_id: Any, raw: str) -> dict[str, Any]:
+        with self.lock:
+            doc = self.items.get(audit_id)
+            if doc is not None:
+                self.items.move_to_end(audit_id)
+                return doc
+        doc = json.loads(raw)
+        with self.lock:
+            self.items[audit_id] = doc
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return doc
+
+
+def _parsed_audits() -> _ParsedAudits:
+    ext = current_app.extensions
+    if "arbitro.parsed_audits" not in ext:
+        ext["arbitro.parsed_audits"] = _ParsedAudits()
+    return ext["arbitro.parsed_audits"]
+
+
+_TRAILING_DIGITS = re.compile(r"(\d+)\s*$")
+
+
+def _norm_id(post_id: str) -> str:
+    """A post id as the userscript compares them (`ee600100`, `p600100` and `600100` are one post)."""
+    m = _TRAILING_DIGITS.search(post_id)
+    return m.group(1) if m else post_id
+
+
+def _page_slice(doc: dict[str, Any], ids: tuple[str, ...]) -> str:
+    """The audit cut to the page: those posts' verdicts and states, the fighters' current state, the next turn, and
+    what the reader needs to know the audit's extent (its last post, how many posts it has)."""
+    wanted = {_norm_id(i) for i in ids}
+    posts = doc.get("posts") or []
+    sliced = {**doc, "posts": [p for p in posts if _norm_id(str(p.get("id"))) in wanted],
+              "page_of": {"posts": len(posts), "last_post": posts[-1]["id"] if posts else None,
+                          "asked": len(ids)}}
+    return dumps(sliced)
+
+
 def _thread_response(rec: ThreadRecord) -> Response:
     svc = services()
+    ids = _page_ids(request.args.get("posts"))
     stale = svc.refresher.is_stale(rec)
     if stale:
         svc.refresher.refresh_in_background(rec.id)  # never waits: readers get the stored audit now
@@ -285,11 +353,13 @@ def _thread_response(rec: ThreadRecord) -> Response:
     gz_ok = "gzip" in request.accept_encodings
     # one ETag per representation: the gzip body is a different byte sequence
     etag = f'{rec.audit_id}-{int(refreshing)}-{int(stale)}-{(rec.last_error or {}).get("at", "")}' + ("-gz" if gz_ok else "")
+    if ids is not None:  # one page's representation: its own validator
+        etag += "-p" + hashlib.sha256(",".join(ids).encode()).hexdigest()[:12]
     if request.if_none_match.contains(etag):
         resp = Response(status=304)
         resp.set_etag(etag)
         return resp
-    key = (rec.audit_id, refreshing, stale, rec.fetched_at, rec.checked_at, (rec.last_error or {}).get("at"))
+    key = (rec.audit_id, refreshing, stale, rec.fetched_at, rec.checked_at, (rec.last_error or {}).get("at"), ids)
     cache = _response_cache()
     hit = cache.get(rec.id, key)
     if hit is None:
@@ -299,7 +369,8 @@ def _thread_response(rec: ThreadRecord) -> Response:
         meta = dumps({"thread_id": rec.id, "url": rec.url, "ruleset": rec.ruleset, "title": rec.title,
                       "fetched_at": rec.fetched_at, "checked_at": rec.checked_at, "stale": stale,
                       "refreshing": refreshing, "last_error": rec.last_error})
-        plain = (meta[:-1] + ',"audit":' + stored.raw + "}").encode("utf-8")  # stored JSON sent as-is
+        audit_json = stored.raw if ids is None else _page_slice(_parsed_audits().get(rec.audit_id, stored.raw), ids)
+        plain = (meta[:-1] + ',"audit":' + audit_json + "}").encode("utf-8")  # stored JSON sent as-is
         hit = (plain, gzip.compress(plain, compresslevel=5, mtime=0))
         cache.put(rec.id, key, *hit)
     plain, gz = hit

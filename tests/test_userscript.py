@@ -262,7 +262,10 @@ def test_unknown_thread_is_audited_with_one_request(gm, canned_service, forum_se
     assert pg.evaluate("window.__arbitroDone[0]") == "drawn"
     calls = canned_service.api_calls()
     assert [(c["method"], c["path"]) for c in calls] == [("GET", "/api/v1/threads")]
-    assert calls[0]["query"] == {"url": key, "create": "1"}
+    # the page's own posts are named: the answer is that page's slice of the audit
+    ids = pg.evaluate("() => [...document.querySelectorAll('arbitro-badge')].map(b => b.dataset.post)")
+    assert calls[0]["query"]["url"] == key and calls[0]["query"]["create"] == "1"
+    assert set(ids) <= set(calls[0]["query"]["posts"].split(","))
     assert pg.locator("arbitro-badge").count() == 4
 
 

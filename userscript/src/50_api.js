@@ -32,8 +32,11 @@ function checkAudit(doc) {
 // One GET: the stored audit, or (create=1) the first audit of a thread the service has not seen yet.
 // {thread_id, fetched_at, refreshing, audit}, or {pending: true, retryAfter} when the first audit takes longer
 // than the service waits (202): the caller says "analisi in corso" and asks again after retryAfter seconds.
-async function requestThread(service, threadUrl, timeout) {
-  const getUrl = `${service}/api/v1/threads?url=${encodeURIComponent(threadUrl)}&create=1`;
+// `posts`: the page's post ids — the answer carries those posts only (plus the fighters' state and the next turn),
+// so a page view costs a page, not the whole thread.
+async function requestThread(service, threadUrl, timeout, posts) {
+  const only = posts && posts.length ? `&posts=${encodeURIComponent(posts.join(","))}` : "";
+  const getUrl = `${service}/api/v1/threads?url=${encodeURIComponent(threadUrl)}&create=1${only}`;
   const r = await gm.request({ method: "GET", url: getUrl, timeout });
   if (r.status === 202) {
     const body = parseJsonBody(r.text);
@@ -101,9 +104,18 @@ function writeCache(key, data) {
 }
 
 // Posts on this page the audit does not know yet and that come after its last post: the audit is behind.
+// The audit's last post: its own when the answer is a page's slice (page_of), else the last one it carries.
+function lastPostOf(audit) {
+  if (isPlainObject(audit.page_of) && audit.page_of.last_post !== undefined) {
+    return audit.page_of.last_post === null ? null : normPostId(audit.page_of.last_post);
+  }
+  return audit.posts.length ? normPostId(audit.posts[audit.posts.length - 1].id) : null;
+}
+
 function auditIsBehind(audit, pageIds) {
   const known = new Set(audit.posts.map((p) => normPostId(p.id)));
-  const last = audit.posts.length ? Number(normPostId(audit.posts[audit.posts.length - 1].id)) : -1;
+  const lastId = lastPostOf(audit);
+  const last = lastId === null ? -1 : Number(lastId);
   return pageIds.some((id) => !known.has(id) && Number(id) > last);
 }
 
@@ -126,10 +138,12 @@ function writeNegative(key, err) {
   }
 }
 
-async function loadAudit(settings, threadUrl, pageIds) {
+// `pageIds`: the players' posts of the page (is the audit behind?); `askIds`: every post the page shows, a
+// Game-Master dice post included, whose slice of the audit is asked for.
+async function loadAudit(settings, threadUrl, pageIds, askIds = pageIds) {
   const service = serviceUrlOf(settings);
   if (!service) throw new ConfigError("service URL not set");
-  const key = cacheKey(service, threadUrl);
+  const key = cacheKey(service, threadUrl) + "|" + askIds.join(",");  // one page's slice
   const maxAge = settings.cacheSeconds * 1000;
   const negative = readNegative(key, maxAge);
   if (negative) throw negative;
@@ -137,7 +151,7 @@ async function loadAudit(settings, threadUrl, pageIds) {
   if (cached && !cached.refreshing && !auditIsBehind(cached.audit, pageIds)) return { ...cached, fromCache: true };
   let fresh;
   try {
-    fresh = await requestThread(service, threadUrl, settings.timeoutMs);
+    fresh = await requestThread(service, threadUrl, settings.timeoutMs, askIds);
   } catch (e) {
     if (e instanceof HttpError && e.silent) writeNegative(key, e);
     throw e;

@@ -56,7 +56,7 @@ function drawAudit(ctx, result) {
   // Measured after the browser's own next layout and paint, not forced now.
   requestAnimationFrame(() => setTimeout(() => flipNearEdge(wraps), 0));
   // The "Tocca a" panel belongs to the page that shows the audit's last post.
-  const last = audit.posts.length ? normPostId(audit.posts[audit.posts.length - 1].id) : null;
+  const last = lastPostOf(audit);
   const onLastPage = last !== null && ctx.posts.some((r) => r.id === last);
   if (onLastPage && !result.provisional) renderTurn(audit.next, ctx); // a provisional audit has no state yet
   renderLinks(ctx, result);
@@ -106,7 +106,7 @@ async function run(settings, notice) {
   if (!ctx) return announce("not-a-thread"); // nothing on the page changes
   let result;
   try {
-    result = await loadAudit(settings, ctx.threadUrl, pagePostIds(ctx));
+    result = await loadAudit(settings, ctx.threadUrl, pagePostIds(ctx), ctx.posts.map((r) => r.id));
   } catch (e) {
     // Not a fight, or a forum the service does not read: the page stays as it is.
     if (e instanceof HttpError && e.silent) {
