@@ -331,42 +331,44 @@ def test_prevedibile_why_words_the_details_as_the_dict_reading():
     assert Requirement("x", 1, "X", "x", True).why() == ""
 
 
-def test_prevedibile_table_and_inlined_requirements_match_the_functions():
-    """_rolls reads _prevedibile from its table, builds the Prevedibile requirement inline and reads the declared
-    maluses of an offensive roll from checks._declared: the same values as the functions give."""
-    from engine.rulesets.guida.checks import _declared, declared, label_key
-
+def test_prevedibile_table_is_the_function():
+    """_rolls reads _prevedibile from its table (_PREVEDIBILE_LVL, index 10 for ten uses or more)."""
     for n in range(0, 40):
         assert TI._PREVEDIBILE_LVL[n if n < 10 else 10] == TI._prevedibile(n)
+
+
+@pytest.mark.parametrize("factor,amount,label,bonus", [("prevedibile_attacco", 1, "Attacco Prevedibile", True),
+                                                       ("prevedibile_difesa", -1, "Difesa Prevedibile", False)])
+def test_prevedibile_requirement_built_without_init_is_the_dataclass(factor, amount, label, bonus):
+    """_prevedibile_req builds its Requirement with the fast constructor: the value the dataclass gives."""
+    from engine.rulesets.guida.checks import Requirement
+
     for lvl in (1, 2, 3):
-        base = TI._REQ_ATTACCO_PREVEDIBILE[lvl]
-        assert TI._Requirement(base.factor, base.amount, base.label, base.rule, base.bonus,
-                               (("technique", "Artigli"), ("uses", 7))) == TI._prevedibile_req(
-            "prevedibile_attacco", lvl, "Artigli", 7)
-    for roll in [r for post in generate(4).posts for r in post.rolls]:
-        for key in ("attacco", "contrattacco_diretto", "schivata", "protezione"):
-            spec = ACTIONS[key]
-            tkey = label_key(roll.tag)
-            inline = () if spec.role == "difensiva" and not spec.counter else _declared(
-                tkey[0] if tkey else None, tkey[1] if tkey else None, roll.label, None)
-            assert inline == declared(tkey, roll.label, spec, "offensiva", None)
+        got = TI._prevedibile_req(factor, lvl, "Artigli", 7)
+        want = Requirement(factor, amount * lvl, label, TI.P_DESCRIZIONE, bonus,
+                           (("technique", "Artigli"), ("uses", 7)))
+        assert type(got) is Requirement and got == want and repr(got) == repr(want)
+        assert list(vars(got).items()) == list(vars(want).items())
 
 
-def test_inlined_poster_name_uses_and_costituzione_match_the_helpers():
-    """_player names the poster as character_of does; _count_uses sets the use counts in place only on the step's
-    own Fighter (not a field the cached summary shows); _compute_damage reads Costituzione as live_stat does."""
+def test_poster_is_named_and_live_stats_read_as_the_helpers_say():
+    """A replayed post's poster is the character character_of names; with no stacks, conditions or costrizioni a
+    fighter's live Costituzione and Destrezza are the reference Livello Totale (Base + Bonus), what
+    _compute_damage and _rolls read without calling live_stat."""
     from engine.rulesets.guida.checks import live_stat
-    from engine.rulesets.guida.state import _SUMMARY_FIELDS
 
-    assert not {"uses_attack", "uses_defense"} & _SUMMARY_FIELDS
     history = generate(6)
     audit = replay(history, "guida")
+    plain = 0
     for post, snap in zip(history.posts, audit.snapshots):
         assert snap.state.last == TU.character_of(snap.state, post)
         for f in snap.state.fighters.values():
             if not (f.stacks.entries or f.conditions or f.costrizioni):
-                ref = f.stats.get("Costituzione")
-                assert live_stat(f, "Costituzione") == (ref[0] + ref[1] if ref is not None else None)
+                for stat in ("Costituzione", "Destrezza"):
+                    ref = f.stats.get(stat)
+                    assert live_stat(f, stat) == (ref[0] + ref[1] if ref is not None else None)
+                plain += 1
+    assert plain  # some fighter was read on the shortcut
 
 
 def test_evolve_with_equals_evolve_and_drops_a_stale_summary():
