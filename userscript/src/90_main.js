@@ -81,7 +81,7 @@ let PENDING_TIMER = null;
 let PROVISIONAL = null;
 // A first view whose GET has not answered after this long (the service is reading a thread it never saw) shows the
 // open page's provisional audit meanwhile; a stored audit answers well before.
-const PROVISIONAL_AFTER_MS = 300;
+const PROVISIONAL_AFTER_MS = 200;
 const SLOW = Symbol("slow");
 
 // User-timing marks (free when nobody reads them): bench/bench_userscript.py measures the drawing with them.
