@@ -1,15 +1,18 @@
-"""HTML pages for humans: the audit report (`/audit`), its JSON/Markdown downloads, `/demo`, `/healthz`."""
+"""HTML pages for humans: the audit report (`/audit`), its JSON/Markdown/BBCode downloads, `/demo`, `/healthz`."""
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, current_app, render_template, request, url_for
+
+from engine.report import SEVERITY_IT, resources
 
 from .errors import NotFound, ServiceError
-from .security import check_forum_url, client_key
+from .security import PAGE_CSP, check_forum_url, client_key
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/static")
 
@@ -28,9 +31,9 @@ def quando(value: Any) -> str:
     return moment.astimezone(timezone.utc).strftime("%d/%m/%Y %H:%M UTC")
 
 SEVERITY_ICON = {"error": "✗", "warning": "⚠", "info": "ℹ"}  # ℹ: in the fonts headless browsers ship
-SEVERITY_LABEL = {"error": "errore", "warning": "avviso", "info": "nota"}
-# resources charted when a fighter's state has them (current value; `<key>_max` gives the scale)
-CHART_RESOURCES = [("pv", "PV"), ("pe", "PE"), ("pf", "PF"), ("ps", "PS"), ("pd", "PD"), ("cosmo", "Cosmo")]
+SEVERITY_LABEL = SEVERITY_IT  # errore / avviso / info: the words of every report
+# the report page runs one script of ours (the BBCode copy button), nothing inline
+REPORT_CSP = f"{PAGE_CSP}; script-src 'self'"
 PALETTE = ["#c0392b", "#2471a3", "#229954", "#b9770e", "#7d3c98", "#17a589", "#a04000", "#566573"]
 
 
@@ -123,7 +126,8 @@ def build_chart(posts: list[dict[str, Any]], key: str, label: str, names: list[s
         return None
     width, height, left, right, pad_top, bottom = 760, 240, 44, 12, 12, 28
     n = max(1, len(posts) - 1)
-    top = top or 1.0
+    levels = whole_ticks(top)
+    top = float(levels[-1])
 
     def x(i: int) -> float:
         return round(left + (width - left - right) * i / n, 1)
@@ -138,11 +142,24 @@ def build_chart(posts: list[dict[str, Any]], key: str, label: str, names: list[s
             "points": " ".join(f"{x(i)},{y(v)}" for i, v in pts),
             "dots": [{"x": x(i), "y": y(v), "title": f"{name}: {v:g} {label} dopo il post {i + 1}"} for i, v in pts],
         })
-    ticks = [{"y": y(top * f), "label": f"{top * f:g}"} for f in (0, 0.25, 0.5, 0.75, 1)]
+    ticks = [{"y": y(v), "label": str(v)} for v in levels]
     step = max(1, len(posts) // 12)
     xticks = [{"x": x(i), "label": str(i + 1)} for i in range(0, len(posts), step)]
     return {"key": key, "label": label, "width": width, "height": height, "left": left, "bottom": height - bottom,
             "right": width - right, "top": pad_top, "lines": lines, "ticks": ticks, "xticks": xticks}
+
+
+def whole_ticks(top: float, most: int = 4) -> list[int]:
+    """The y-axis levels for 0…top: 0, step, 2·step… up to the first level ≥ top, the step a whole 1, 2, 2.5 or
+    5 × 10ⁿ giving at most `most` intervals (PV 52 → 0, 20, 40, 60; never a 12.5 tick)."""
+    top = max(float(top), 1.0)
+    k = 1
+    while True:
+        for m in (1, 2, 2.5, 5):
+            step = m * k
+            if step == int(step) and math.ceil(top / step) <= most:
+                return [int(step) * i for i in range(math.ceil(top / step) + 1)]
+        k *= 10
 
 
 def _registro_text(entry: Any) -> str:
@@ -160,6 +177,7 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
     """Everything the report template shows, from an `arbitro.audit/1` document (tolerant of missing fields)."""
     posts = [p for p in doc.get("posts") or [] if isinstance(p, dict)]
     characters = doc.get("characters") if isinstance(doc.get("characters"), dict) else {}
+    ruleset = doc.get("ruleset") if isinstance(doc.get("ruleset"), str) else None
     names: list[str] = list(characters)
     for p in posts:
         for name in (p.get("state") or {}) if isinstance(p.get("state"), dict) else {}:
@@ -185,7 +203,8 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
                 "code": _fmt(v.get("code")), "severity": sev, "icon": SEVERITY_ICON[sev],
                 "severity_label": SEVERITY_LABEL[sev], "message": _fmt(v.get("message")), "rule": v.get("rule"),
                 "roll": v.get("roll"), "expected": v.get("expected"), "found": v.get("found"),
-                "has_numbers": v.get("expected") is not None or v.get("found") is not None,
+                # an info verdict's message tells what happened: "atteso/trovato" would read as a mismatch
+                "has_numbers": sev != "info" and (v.get("expected") is not None or v.get("found") is not None),
                 "expected_text": _fmt(v.get("expected")), "found_text": _fmt(v.get("found")),
                 "assumption": v.get("assumption"),
             })
@@ -197,8 +216,8 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
             ch = state.get(name)
             if not isinstance(ch, dict):
                 continue
-            res = [f"{lab} {ch.get(k)}" + (f"/{ch.get(k + '_max')}" if ch.get(k + "_max") is not None else "")
-                   for k, lab in CHART_RESOURCES if ch.get(k) is not None]
+            res = [f"{lab} {_fmt(cur)}" + (f"/{_fmt(mx)}" if mx is not None else "")
+                   for _k, lab, cur, mx in resources(ch, ruleset) if cur is not None]
             st = format_stacks(ch.get("stacks"))
             summary.append({"name": name, "resources": ", ".join(res), "stacks": st, "cls": classes[name]})
             if st:
@@ -209,7 +228,13 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
             "icon": SEVERITY_ICON.get(worst or "", "✓"), "state": summary,
         })
 
-    charts = [c for c in (build_chart(posts, k, lab, names, colors) for k, lab in CHART_RESOURCES) if c]
+    pools: dict[str, str] = {}  # every pool any state has, in the ruleset's words and order
+    for ch in [*characters.values(), *(st for p in posts if isinstance(p.get("state"), dict)
+                                       for st in p["state"].values())]:
+        if isinstance(ch, dict):
+            for k, lab, _cur, _mx in resources(ch, ruleset):
+                pools.setdefault(k, lab)
+    charts = [c for c in (build_chart(posts, k, lab, names, colors) for k, lab in pools.items()) if c]
     nxt = doc.get("next") if isinstance(doc.get("next"), dict) else {}
     thread = doc.get("thread") if isinstance(doc.get("thread"), dict) else {}
     finals = []
@@ -217,8 +242,8 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
         ch = characters.get(name) if isinstance(characters.get(name), dict) else {}
         finals.append({
             "name": name, "cls": classes[name],
-            "resources": [{"label": lab, "value": _fmt(ch.get(k)), "max": ch.get(k + "_max")}
-                          for k, lab in CHART_RESOURCES if ch.get(k) is not None],
+            "resources": [{"label": lab, "value": _fmt(cur), "max": mx}
+                          for _k, lab, cur, mx in resources(ch, ruleset) if cur is not None],
             "stacks": format_stacks(ch.get("stacks")),
             "conditions": [str(c) for c in ch.get("conditions") or []] if isinstance(ch.get("conditions"), list) else [],
         })
@@ -239,7 +264,7 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
         "thread_url": safe_url(thread.get("url")), "platform": _fmt(thread.get("platform")),
         "ruleset": _fmt(doc.get("ruleset")), "fetched_at": thread.get("fetched_at"),
         "turns": len(posts), "severities": dict(severities),
-        "codes": [{"code": c, "severity": s, "icon": SEVERITY_ICON[s], "count": n}
+        "codes": [{"code": c, "severity": s, "icon": SEVERITY_ICON[s], "severity_label": SEVERITY_LABEL[s], "count": n}
                   for (c, s), n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0]))],
         "next_character": nxt.get("character"), "incoming": incoming, "dice_tags": tags,
         "hints": [_fmt(h) for h in nxt.get("hints") or []],
@@ -249,15 +274,16 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def markdown_report(doc: dict[str, Any], audit: Any = None) -> str:
-    """Markdown of the audit: the engine's renderer (engine.report) on the engine Audit when there is one,
-    else a compact rendering of the stored document."""
+    """Markdown of the audit: the engine's renderer (engine.report) on the engine Audit when there is one (given,
+    else rebuilt from the document), else a compact rendering of the stored document."""
+    audit = audit if audit is not None else engine_audit_of(doc)
     if audit is not None:
         try:
             from engine.report import render_markdown
         except ImportError:
             render_markdown = None
         if render_markdown is not None:
-            return render_markdown(audit)
+            return render_markdown(audit, min_severity="info")  # the download is the whole audit, as the page
     r = build_report(doc)
     out = [f"# {_md(r['title'])}", "", f"Ruleset: `{r['ruleset']}` · Turni: {r['turns']}"
            + (f" · Prossimo: **{_md(str(r['next_character']))}**" if r["next_character"] else ""), ""]
@@ -277,6 +303,40 @@ def markdown_report(doc: dict[str, Any], audit: Any = None) -> str:
             out.append("- ✓ nessun rilievo")
         out.append("")
     return "\n".join(out)
+
+
+def engine_audit_of(doc: dict[str, Any]) -> Any:
+    """The engine Audit an `arbitro.audit/1` document was made from (no snapshots): what the engine's renderers
+    read. None when the document is not one of ours."""
+    from engine.core import Audit, PostAudit
+    from engine.history import Thread
+    from engine.verdicts import Verdict
+
+    def verdict(v: dict[str, Any]) -> Verdict:  # as the page reads it: an unknown severity is info
+        return Verdict.from_dict({**v, "severity": v.get("severity") if v.get("severity") in SEVERITY_ICON else "info"})
+
+    try:
+        t = doc.get("thread") or {}
+        thread = Thread(url=str(t.get("url") or ""), platform=str(t.get("platform") or ""),
+                        host=str(t.get("host") or ""), thread_id=t.get("thread_id"), title=t.get("title"),
+                        pages=int(t.get("pages") or 0), fetched_at=t.get("fetched_at"))
+        posts = tuple(PostAudit(id=str(p["id"]), author=str(p.get("author") or ""), character=p.get("character"),
+                                url=str(p.get("url") or ""), state=p.get("state") or {},
+                                verdicts=tuple(verdict(v) for v in p.get("verdicts") or []))
+                      for p in doc.get("posts") or [])
+        characters = {str(k): v for k, v in (doc.get("characters") or {}).items() if isinstance(v, dict)}
+        return Audit(ruleset=str(doc.get("ruleset") or ""), thread=thread, posts=posts, characters=characters,
+                     next=dict(doc.get("next") or {}), settings=dict(doc.get("settings") or {}))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+
+
+def bbcode_report(doc: dict[str, Any], report_url: str | None = None) -> str | None:
+    """The forum BBCode of the audit (engine.report.render_bbcode: errors and warnings, state, next turn)."""
+    from engine.report import render_bbcode
+
+    audit = engine_audit_of(doc)
+    return render_bbcode(audit, report_url=report_url) if audit is not None else None
 
 
 def _md(text: str) -> str:
@@ -303,10 +363,14 @@ def _load(thread_id: int) -> tuple[Any, dict[str, Any]]:
     return rec, json.loads(stored.raw)
 
 
-def _render(rec: Any, doc: dict[str, Any]) -> str:
+def _render(rec: Any, doc: dict[str, Any]) -> Response:
     svc = services()
-    return render_template("report.html", r=build_report(doc), rec=rec,
-                           refreshing=svc.refresher.is_refreshing(rec.id), last_error=rec.last_error)
+    bbcode = bbcode_report(doc, url_for("pages.audit_by_id", thread_id=rec.id, _external=True))
+    resp = Response(render_template("report.html", r=build_report(doc), rec=rec, bbcode=bbcode,
+                                    refreshing=svc.refresher.is_refreshing(rec.id), last_error=rec.last_error),
+                    mimetype="text/html")
+    resp.headers["Content-Security-Policy"] = REPORT_CSP
+    return resp
 
 
 @bp.get("/audit")
@@ -357,9 +421,20 @@ def audit_markdown(thread_id: int) -> Response:
     return resp
 
 
+@bp.get("/audit/<int:thread_id>.bbcode")
+def audit_bbcode(thread_id: int) -> Response:
+    rec, doc = _load(thread_id)
+    text = bbcode_report(doc, url_for("pages.audit_by_id", thread_id=rec.id, _external=True))
+    if text is None:
+        raise NotFound("questo audit non si può rendere in BBCode", code="thread_not_ready")
+    resp = Response(text, mimetype="text/plain")
+    resp.headers["Content-Disposition"] = f'attachment; filename="arbitro-audit-{thread_id}.bbcode.txt"'
+    return resp
+
+
 @bp.get("/")
 def index() -> Any:
     return render_template("audit_form.html", demo=bool(current_app.config.get("ARBITRO_DEMO")))
 
 
-__all__ = ["bp", "build_report", "markdown_report", "safe_url"]
+__all__ = ["bp", "build_report", "markdown_report", "bbcode_report", "engine_audit_of", "safe_url", "whole_ticks"]

@@ -97,10 +97,12 @@ def test_reports():
     a = long_fight(2).replay()
     text = render_text(a)
     assert "Stato finale" in text and "Prossimo turno: Quincy" in text and "\033[" not in text
-    assert "\033[31m" in render_text(a, colour=True) or "\033[36m" in render_text(a, colour=True)
-    md = render_markdown(a)
+    # info verdicts are hidden by default, shown with min_severity="info"
+    assert "6 info nascoste: --min-severity info per vederle" in text
+    assert "\033[31m" in render_text(a, colour=True, min_severity="info") or "\033[36m" in render_text(a, colour=True, min_severity="info")
+    md = render_markdown(a, min_severity="info")
     assert md.startswith("# Arbitro") and "| gravità | codice |" in md
-    only = render_text(a, character="Hollow")
+    only = render_text(a, character="Hollow", min_severity="info")
     assert "· Quincy" not in only and "· Hollow" in only
 
 

@@ -1,4 +1,4 @@
-"""`arbitro audit`: replay a fight (thread URL, saved pages or a history JSON) and print the audit (text, JSON, Markdown)."""
+"""`arbitro audit`: replay a fight (thread URL, saved pages, history JSON); print it as text, JSON, Markdown or BBCode."""
 from __future__ import annotations
 
 import argparse
@@ -32,7 +32,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="configurazione dei forum (TOML, docs/forum-config.md): regolamento per forum o sezione, "
                         "selettori, master")
     p.add_argument("--registry", metavar="FILE", help="registro TOML scritto dal master (vince sulle schede)")
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="formato dell'uscita")
+    p.add_argument("--format", choices=("text", "json", "markdown", "bbcode"), default="text",
+                   help="formato dell'uscita (bbcode: da incollare in un post del forum)")
+    p.add_argument("--min-severity", choices=("info", "warning", "error"), default=None,
+                   help="mostra solo i verdetti di questa gravità o più gravi (default: warning; in JSON tutti); "
+                        "il riepilogo li conta sempre tutti")
     p.add_argument("--character", metavar="NAME", help="solo i turni di questo personaggio e il suo suggerimento")
     p.add_argument("--setting", action="append", default=[], metavar="NOME=VALORE",
                    help="imposta un'opzione del regolamento (valore JSON o testo; ripetibile)")
@@ -219,7 +223,7 @@ def _history_file(path: pathlib.Path, raw: bytes) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from engine.core import EngineError, replay
-    from engine.report import render_markdown, render_text
+    from engine.report import SEVERITIES, render_bbcode, render_markdown, render_text
 
     from server.untrusted import Refused
 
@@ -262,12 +266,19 @@ def run(args: argparse.Namespace) -> int:
             if args.character:
                 doc["posts"] = [p for p in doc["posts"]
                                 if (p["character"] or p["author"]).lower() == args.character.lower()]
+            if args.min_severity:  # asked for: JSON drops the verdicts below it too
+                floor = SEVERITIES.index(args.min_severity)
+                for p in doc["posts"]:
+                    p["verdicts"] = [v for v in p["verdicts"] if SEVERITIES.index(v["severity"]) >= floor]
             text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
         elif args.format == "markdown":
-            text = render_markdown(audit, character=args.character)
+            text = render_markdown(audit, character=args.character, min_severity=args.min_severity or "warning")
+        elif args.format == "bbcode":
+            text = render_bbcode(audit, character=args.character, min_severity=args.min_severity or "warning")
         else:
             colour = not args.no_color and not args.output and _is_tty() and not os.environ.get("NO_COLOR")
-            text = render_text(audit, colour=colour, character=args.character)
+            text = render_text(audit, colour=colour, character=args.character,
+                               min_severity=args.min_severity or "warning")
         if args.output:
             pathlib.Path(args.output).write_text(text, encoding="utf-8")
         else:

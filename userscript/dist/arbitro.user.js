@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 1c98ce32deb1). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest 7956643f2ca1). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -189,7 +189,7 @@ const STRINGS = {
     character: "Personaggio da seguire",
     language: "Lingua",
     enabledHere: "Attivo su questo forum",
-    showStrips: "Mostra PV/PE sotto ogni post",
+    showStrips: "Mostra risorse (PV, PE, PF…) e Stack sotto ogni post",
     badServiceUrl: "Indirizzo del servizio non valido (serve http:// o https://)",
     saved: "Impostazioni salvate",
     loading: "Analisi del combattimento…",
@@ -261,7 +261,7 @@ const STRINGS = {
     character: "Character to follow",
     language: "Language",
     enabledHere: "Enabled on this forum",
-    showStrips: "Show PV/PE on every post",
+    showStrips: "Show resources (PV, PE, PF…) and Stacks on every post",
     badServiceUrl: "Invalid service URL (http:// or https:// needed)",
     saved: "Settings saved",
     loading: "Auditing the fight…",
@@ -1337,12 +1337,13 @@ function fmtStack(s) {
   return text;
 }
 
-// Pools with a maximum (pv/pv_max, pe/pe_max, …) and short numeric resources, in the order the service gives.
+// Pools with a maximum (pv/pv_max, pe/pe_max, cosmo/cosmo_max, …) and short numeric resources, in the order the
+// service gives (each ruleset's own: PV/PE, PV/Cosmo, PF/PD/Slot, PS/PF/PR); named as the engine's reports name them.
 function resourcesText(st) {
   const out = [];
   for (const [key, val] of Object.entries(st)) {
     if (/_max$/.test(key)) continue;
-    const label = key.length <= 3 ? key.toUpperCase() : key;
+    const label = key.length <= 3 ? key.toUpperCase() : key.charAt(0).toUpperCase() + key.slice(1);
     if (typeof val === "number") {
       const max = st[`${key}_max`];
       if (typeof max === "number") out.push(`${label} ${fmtValue(val)}/${fmtValue(max)}`);
@@ -1382,8 +1383,10 @@ function makeHost(tag, kind, data) {
 function verdictItem(v) {
   const sev = sevOf(v);
   const nums = [];
-  if (v.expected !== undefined && v.expected !== null) nums.push(`${t("expected")}: ${fmtValue(v.expected)}`);
-  if (v.found !== undefined && v.found !== null) nums.push(`${t("found")}: ${fmtValue(v.found)}`);
+  // an info verdict's message tells what happened: "atteso/trovato" would read as a mismatch
+  const compared = v.severity !== "info";
+  if (compared && v.expected !== undefined && v.expected !== null) nums.push(`${t("expected")}: ${fmtValue(v.expected)}`);
+  if (compared && v.found !== undefined && v.found !== null) nums.push(`${t("found")}: ${fmtValue(v.found)}`);
   if (Number.isInteger(v.roll)) nums.push(`${t("roll")} ${v.roll + 1}`);
   return h("li", { class: `v sev-${sev}`, "data-code": v.code || "" },
     h("span", { class: "msg" }, iconEl(sev), ` ${v.message || v.code || ""}`),
@@ -1921,6 +1924,10 @@ let PENDING_TRIES = 0;
 let PENDING_TIMER = null;
 // The provisional audit of this page, asked once per page view while the first full audit is being made.
 let PROVISIONAL = null;
+// A first view whose GET has not answered after this long (the service is reading a thread it never saw) shows the
+// open page's provisional audit meanwhile; a stored audit answers well before.
+const PROVISIONAL_AFTER_MS = 200;
+const SLOW = Symbol("slow");
 
 // User-timing marks (free when nobody reads them): bench/bench_userscript.py measures the drawing with them.
 function mark(name) {
@@ -1947,8 +1954,13 @@ async function run(settings, notice) {
   const ctx = pageContext(settings);
   if (!ctx) return announce("not-a-thread"); // nothing on the page changes
   let result;
+  const asked = loadAudit(settings, ctx.threadUrl, pagePostIds(ctx), ctx.posts.map((r) => r.id));
+  const slow = new Promise((resolve) => setTimeout(() => resolve(SLOW), PROVISIONAL_AFTER_MS));
+  if ((await Promise.race([asked.then(() => null, () => null), slow])) === SLOW) {
+    await drawProvisional(ctx, settings); // the reader sees the page's own findings while the GET waits
+  }
   try {
-    result = await loadAudit(settings, ctx.threadUrl, pagePostIds(ctx), ctx.posts.map((r) => r.id));
+    result = await asked;
   } catch (e) {
     // Not a fight, or a forum the service does not read: the page stays as it is.
     if (e instanceof HttpError && e.silent) {
@@ -1965,6 +1977,7 @@ async function run(settings, notice) {
   }
   if (result.pending) return showProvisional(ctx, settings, result.retryAfter);
   PENDING_TRIES = 0;
+  if (PROVISIONAL && PROVISIONAL.drawn) teardownOverlay(); // the full audit replaces the provisional one
   PROVISIONAL = null;
   if (!isFight(result.audit)) return announce("untouched"); // a thread with no fight in it stays as it is
   mark("arbitro:draw-start");
@@ -1974,31 +1987,43 @@ async function run(settings, notice) {
   return announce("drawn");
 }
 
-// A thread never audited: the open page's provisional audit drawn at once (asked once per view), marked as such,
-// then the full audit at the service's Retry-After. A service without the route: "analisi in corso" as before.
-async function showProvisional(ctx, settings, retryAfter) {
+// The open page's provisional audit (asked once per page view), drawn and marked as such; false when the service
+// gives none (an older service without the route, or an error: the page then waits as before).
+async function drawProvisional(ctx, settings) {
   const pageUrl = location.href.split("#")[0];
   if (!PROVISIONAL || PROVISIONAL.url !== pageUrl) {
     try {
       const refs = ctx.platform.isDicePost ? ctx.posts.filter((r) => !ctx.platform.isDicePost(r)) : ctx.posts;
-      PROVISIONAL = { url: pageUrl, result: await requestProvisional(settings, pageUrl, refs) };
+      PROVISIONAL = { url: pageUrl, result: await requestProvisional(settings, pageUrl, refs), drawn: false };
     } catch (e) {
       console.warn("[arbitro] provisional", e);
-      PROVISIONAL = { url: pageUrl, result: null };
+      PROVISIONAL = { url: pageUrl, result: null, drawn: false };
     }
   }
   const prov = PROVISIONAL.result;
-  if (!prov) return waitForFirstAudit(ctx, settings, retryAfter);
+  if (!prov) return false;
   // badges only where the page alone found something: a clean mark now could be contradicted by the full audit
   const found = prov.audit.posts.filter((p) => isPlainObject(p) && asArray(p.verdicts).length);
   mark("arbitro:draw-start");
   drawAudit(ctx, { audit: { ...prov.audit, posts: found }, refreshing: false, provisional: true });
   mark("arbitro:draw-end");
+  PROVISIONAL.drawn = true;
   OVERLAY.layer.setAttribute("data-provisional", "1");
   const info = prov.provisional;
   const where = Number.isInteger(info.page)
     ? ` (${t("pageOf")} ${info.page}${Number.isInteger(info.pages) ? ` ${t("of")} ${info.pages}` : ""})` : "";
   setStatus(t("provisional") + where, "info");
+  announce("provisional");
+  return true;
+}
+
+// A thread never audited whose first audit is still being made (202): the provisional page meanwhile, then the
+// full audit asked again at the service's Retry-After; without one, "analisi in corso" as before.
+async function showProvisional(ctx, settings, retryAfter) {
+  if (!(PROVISIONAL && PROVISIONAL.drawn) && !(await drawProvisional(ctx, settings))) {
+    return waitForFirstAudit(ctx, settings, retryAfter);
+  }
+  const prov = PROVISIONAL.result;
   PENDING_TRIES += 1;
   if (PENDING_TRIES > MAX_PENDING) {
     PENDING_TRIES = 0;
@@ -2007,7 +2032,7 @@ async function showProvisional(ctx, settings, retryAfter) {
   }
   const wait = Math.max(retryAfter, prov.retryAfter);
   PENDING_TIMER = setTimeout(() => restart(settings), wait * 1000);
-  return announce("provisional");
+  return "provisional";
 }
 
 // "Analisi in corso" in our panel only; if the thread turns out not to be a fight, restart() takes the panel away.
@@ -2028,6 +2053,7 @@ function waitForFirstAudit(ctx, settings, retryAfter) {
 async function restart(settings, notice) {
   clearTimeout(PENDING_TIMER);
   teardownOverlay();
+  if (PROVISIONAL) PROVISIONAL.drawn = false; // its badges went with the overlay: drawn again while still waiting
   const s = settings || (await loadSettings());
   RUNNING = run(s, notice).catch(reportInternal);
   return RUNNING;

@@ -68,12 +68,13 @@ function fmtStack(s) {
   return text;
 }
 
-// Pools with a maximum (pv/pv_max, pe/pe_max, …) and short numeric resources, in the order the service gives.
+// Pools with a maximum (pv/pv_max, pe/pe_max, cosmo/cosmo_max, …) and short numeric resources, in the order the
+// service gives (each ruleset's own: PV/PE, PV/Cosmo, PF/PD/Slot, PS/PF/PR); named as the engine's reports name them.
 function resourcesText(st) {
   const out = [];
   for (const [key, val] of Object.entries(st)) {
     if (/_max$/.test(key)) continue;
-    const label = key.length <= 3 ? key.toUpperCase() : key;
+    const label = key.length <= 3 ? key.toUpperCase() : key.charAt(0).toUpperCase() + key.slice(1);
     if (typeof val === "number") {
       const max = st[`${key}_max`];
       if (typeof max === "number") out.push(`${label} ${fmtValue(val)}/${fmtValue(max)}`);
@@ -113,8 +114,10 @@ function makeHost(tag, kind, data) {
 function verdictItem(v) {
   const sev = sevOf(v);
   const nums = [];
-  if (v.expected !== undefined && v.expected !== null) nums.push(`${t("expected")}: ${fmtValue(v.expected)}`);
-  if (v.found !== undefined && v.found !== null) nums.push(`${t("found")}: ${fmtValue(v.found)}`);
+  // an info verdict's message tells what happened: "atteso/trovato" would read as a mismatch
+  const compared = v.severity !== "info";
+  if (compared && v.expected !== undefined && v.expected !== null) nums.push(`${t("expected")}: ${fmtValue(v.expected)}`);
+  if (compared && v.found !== undefined && v.found !== null) nums.push(`${t("found")}: ${fmtValue(v.found)}`);
   if (Number.isInteger(v.roll)) nums.push(`${t("roll")} ${v.roll + 1}`);
   return h("li", { class: `v sev-${sev}`, "data-code": v.code || "" },
     h("span", { class: "msg" }, iconEl(sev), ` ${v.message || v.code || ""}`),

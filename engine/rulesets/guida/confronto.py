@@ -50,6 +50,23 @@ def _drop_group(p: _Post, atk: Incoming, i: int) -> None:
             "per caso.", P_BERSAGLI, roll=i))
 
 
+def _clash_message(a: ClashSide, d: ClashSide, r: Any) -> str:
+    """The clash as a reader checks it: both Potenze, their difference and the threshold of the weaker action's
+    category that decides ("… 15 contro … 14: differenza 1, sotto la soglia 3 della categoria B …")."""
+    strong, weak = (a, d) if a.potenza >= d.potenza else (d, a)
+    # the row is the weaker action's category (for equal Potenze, the stricter of the two)
+    row = f"categoria {r.category_y}" + (f" di {weak.label}" if a.potenza != d.potenza else "")
+    head = (f"Confronto di Potenza: {strong.label} {strong.potenza} contro {weak.label} {weak.potenza}: "
+            f"differenza {r.difference}")
+    if r.outcome == "entrambe_annullate":
+        return f"{head}, sotto la soglia {r.threshold_halved} della {row}: annullate entrambe."
+    if r.outcome == "dimezzato":
+        return (f"{head}, almeno {r.threshold_halved} ma sotto {r.threshold_intact} per la {row}: {r.loser} "
+                f"annullata, {r.winner} prosegue con Potenziale dimezzato.")
+    return (f"{head}, almeno {r.threshold_intact} per la {row}: {r.loser} annullata, {r.winner} prosegue con "
+            "Potenziale intatto.")
+
+
 def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming, dfn: TI._Defence,
            numbers: dict[str, Any]) -> None:
     """Parata / Contrattacco in time: Confronto di Potenza (registry numbers) — else the master rules."""
@@ -96,7 +113,7 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
     a_side, d_side = sides
     r = confronto_di_potenza(a_side, d_side)
     details = dict(numbers, steps=mod_steps + list(r.steps), outcome=r.outcome, difference=r.difference)
-    p.verdicts.append(verdict("outcome.power_clash", post.id, "Confronto di Potenza: " + r.steps[-1] + ".", P_CONFRONTO, roll=i,
+    p.verdicts.append(verdict("outcome.power_clash", post.id, _clash_message(a_side, d_side, r), P_CONFRONTO, roll=i,
         expected=a_side.potenza, found=d_side.potenza, details=details))
     if r.winner == a_side.label:
         # the attack goes on (full or halved Potenziale) and hits: the defence failed

@@ -38,6 +38,16 @@ _POWER_OUTCOME = {"fallimento": "outcome.power_failure", "critico": "outcome.pow
 _REGISTRO_MISMATCH = {"PF": "registro.pf_mismatch", "PD": "registro.pd_mismatch"}
 # pools read from the poster's schema: a wrong current value cites the pool's rule, a wrong maximum the types'
 _POOLS = (Pool("PF", "pf", "Punti Fatica", T.R_PF, T.R_TYPES), Pool("PD", "pd", "Punti Danno", T.R_DAMAGE, T.R_TYPES))
+
+
+def _against(face: int | None, value: int | None, margin: int | None = None, extra: str | None = None) -> str:
+    """" (tiro 25 contro il valore 55, margine +30)": what the outcome of a Power's roll was read from."""
+    parts = [f"tiro {face} contro il valore {value}"] if face is not None and value is not None else []
+    parts += [f"margine {margin:+d}"] if margin is not None else []
+    parts += [extra] if extra else []
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 _MARGIN = re.compile(r"(?i)margine\s*[:=]?\s*([+\-−]?\s*\d+)")
 _CRIT = re.compile(r"(?i)\b(?:successo\s+)?critico\b")
 _FAIL = re.compile(r"(?i)\b(?:fallimento|fallit[oa]|fallisce)\b")
@@ -540,8 +550,7 @@ class Poteri:
             ctx.add("ruling.needed", f"Esito di {p.name} sconosciuto: manca il valore del Potere o il "
                     "dado; scrivi 'Successo/Fallimento/Critico, margine N' nel post.", T.R_ROLL, roll=it.index)
             return state, set()
-        ctx.add(_POWER_OUTCOME[esito],
-                f"{p.name}: {esito}" + (f" (margine {margin:+d})" if margin is not None else "") + ".",
+        ctx.add(_POWER_OUTCOME[esito], f"{p.name}: {esito}{_against(face_of(it.roll), p.value, margin)}.",
                 T.R_ROLL, roll=it.index, expected=p.value, found=face_of(it.roll), assumption=assumption)
         if esito == "fallimento":
             return state, set()
@@ -555,7 +564,8 @@ class Poteri:
             new = f.pd + gain if f.pd_max is None else min(f.pd_max, f.pd + gain)
             if f.pd_max is not None and f.pd + gain > f.pd_max:
                 ctx.add("poteri.cure_capped",
-                        f"La cura non porta {target} oltre i suoi PD massimi ({f.pd_max}).", T.R_CURE,
+                        f"La cura non porta {target} oltre i suoi PD massimi ({f.pd_max}): sarebbero "
+                        f"{f.pd + gain}.", T.R_CURE,
                         roll=it.index, expected=new, found=f.pd + gain)
             ctx.add("outcome.cure", f"{target} recupera {new - f.pd} PD (PD {f.pd} → {new}).", T.R_CURE,
                     roll=it.index, expected=new - f.pd, found=gain)
@@ -653,8 +663,9 @@ class Poteri:
             ctx.add("ruling.needed", f"Esito di {p.name} sconosciuto: manca il valore del Potere o il "
                     "dado; scrivi 'Successo/Fallimento/Critico, margine N' nel post.", T.R_ROLL, roll=it.index)
             return state, result
-        ctx.add(_POWER_OUTCOME[esito], f"{p.name}: {esito}" + (f" (margine {margin:+d}, Intensità +{intensity})"
-                                                       if margin is not None and esito == "successo" else "")
+        ctx.add(_POWER_OUTCOME[esito], f"{p.name}: {esito}"
+                + _against(face_of(it.roll), p.value, *((margin, f"Intensità +{intensity}")
+                                                         if margin is not None and esito == "successo" else ()))
                 + f"; {spend} PF spesi.", T.R_ROLL if esito != "critico" else T.R_CRIT, roll=it.index,
                 expected=p.value, found=face_of(it.roll), assumption=assumption, pf=spend, intensity=intensity)
         if esito == "fallimento":
