@@ -5,28 +5,16 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.plugins.server import TinyRuleset, wait_until
-
-
-TID = 62345678
-HOST = "bleach-gdr.forumfree.it"
-PAGES = ["forumfree/topic_62345678_st0.html", "forumfree/topic_62345678_st15.html"]
+from tests.plugins.server import FF_TID as TID, TinyRuleset, wait_until
 
 
 @pytest.fixture()
-def ff(fixtures_dir):
-    from tests.forumserver import ForumServer
-
-    srv = ForumServer(fixtures_dir, rewrite_hosts=[HOST])
-    srv.start()
-    srv.paths = srv.add_thread("forumfree", TID, [fixtures_dir / p for p in PAGES])
-    srv.thread_url = srv.url(f"/?t={TID}")
+def ff(ff, fixtures_dir):  # noqa: F811 - the plugin's thread, plus two pages that are no fight
     # a forum page that is not a thread (the board index), and a thread with no fight in it
-    srv.set_page("/", fixtures_dir / "forumfree/index.html", content_type="text/html; charset=utf-8")
-    srv.set_page("/?t=63000001", fixtures_dir / "forumfree/topic_63000001_st0.html",
-                 content_type="text/html; charset=utf-8")
-    yield srv
-    srv.stop()
+    ff.set_page("/", fixtures_dir / "forumfree/index.html", content_type="text/html; charset=utf-8")
+    ff.set_page("/?t=63000001", fixtures_dir / "forumfree/topic_63000001_st0.html",
+                content_type="text/html; charset=utf-8")
+    return ff
 
 
 def _get(live, url, **params):

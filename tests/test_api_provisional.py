@@ -8,20 +8,7 @@ from lxml import etree, html as lxml_html
 
 from tests.plugins.server import wait_until
 
-TID = 62345678
-HOST = "bleach-gdr.forumfree.it"
-PAGES = ["forumfree/topic_62345678_st0.html", "forumfree/topic_62345678_st15.html"]
-
-
-@pytest.fixture()
-def ff(fixtures_dir):
-    from tests.forumserver import ForumServer
-
-    srv = ForumServer(fixtures_dir, rewrite_hosts=[HOST])
-    srv.start()
-    srv.paths = srv.add_thread("forumfree", TID, [fixtures_dir / p for p in PAGES])
-    yield srv
-    srv.stop()
+from tests.plugins.server import FF_PAGES as PAGES, FF_TID as TID
 
 
 def post_markup(path, *, extra=""):

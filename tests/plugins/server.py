@@ -201,3 +201,21 @@ def wait_until(pred, timeout: float = 10.0, interval: float = 0.02) -> bool:
 
 
 __all__ = ["TINY", "TinyRuleset", "make_history", "make_post", "LiveServer", "wait_until", "free_port"]
+
+
+FF_TID = 62345678
+FF_HOST = "bleach-gdr.forumfree.it"
+FF_PAGES = ("forumfree/topic_62345678_st0.html", "forumfree/topic_62345678_st15.html")
+
+
+@pytest.fixture()
+def ff(fixtures_dir):
+    """The hollow_vs_quincy ForumFree thread (two pages) on a local forum server; `ff.paths`, `ff.thread_url`."""
+    from tests.forumserver import ForumServer
+
+    srv = ForumServer(fixtures_dir, rewrite_hosts=[FF_HOST])
+    srv.start()
+    srv.paths = srv.add_thread("forumfree", FF_TID, [fixtures_dir / p for p in FF_PAGES])
+    srv.thread_url = srv.url(f"/?t={FF_TID}")
+    yield srv
+    srv.stop()
