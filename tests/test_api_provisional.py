@@ -6,9 +6,7 @@ import pytest
 import requests
 from lxml import etree, html as lxml_html
 
-from tests.plugins.server import wait_until
-
-from tests.plugins.server import FF_PAGES as PAGES, FF_TID as TID
+from tests.plugins.server import FF_PAGES as PAGES, FF_TID as TID, wait_until
 
 
 def post_markup(path, *, extra=""):

@@ -78,6 +78,12 @@ def test_an_unknown_character_names_the_fight_s_characters(capsys, fixtures_dir)
     assert status == 0 and "(Quincy vs Hollow)" in out
 
 
+@pytest.mark.parametrize("command", ["scrape", "audit", "inspect"])
+def test_a_host_refusal_names_the_option_that_lifts_it_in_every_command(capsys, command):
+    status, _, err = run(capsys, command, "https://gdr.example.org/viewtopic.php?t=1")
+    assert status == 2 and "[host_not_allowed]" in err and "--allow-host HOST lo ammette" in err
+
+
 def test_engine_errors_are_italian(capsys, fixtures_dir):
     pages = [str(fixtures_dir / "forumfree" / f"api_62345678_st{s}.json") for s in (0, 15)]
     status, _, err = run(capsys, "audit", *pages, "--ruleset", "dnd")

@@ -294,7 +294,9 @@ def run(args: argparse.Namespace) -> int:
     except (FetchFailed, BlockedByRobots) as exc:  # type: ignore[misc]
         return _fail(exc.code, exc.message, EXIT_FETCH)
     except ScrapeError as exc:  # type: ignore[misc]
-        return _fail(exc.code, str(exc), EXIT_BAD_INPUT)
+        from .scrape import refusal_message
+
+        return _fail(exc.code, refusal_message(exc), EXIT_BAD_INPUT)  # the option that lifts a refusal, as scrape says
     except OSError as exc:
         from scraper.errors import os_error_text
 
