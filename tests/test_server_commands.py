@@ -113,7 +113,8 @@ def test_demo_page_shows_the_overlay(page, build_dir, tmp_path):
     live = LiveServer(app).start()
     try:
         page.goto(f"{live.url}/demo")
-        page.wait_for_function("document.querySelectorAll('[data-arbitro]').length > 0", timeout=15_000)
+        # a locator wait (Playwright's own world): the demo page's CSP allows no string evaluation in the page
+        page.locator("[data-arbitro]").first.wait_for(state="attached", timeout=15_000)
         audit = requests.get(f"{live.url}/api/v1/threads/{info['thread_id']}", timeout=10).json()["audit"]
         assert page.locator("[data-arbitro]").count() >= 1
         assert "Tocca a" in page.locator("body").evaluate("b => { const hosts = [...document.querySelectorAll('[data-arbitro]')];"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 import requests
 
-from tests.plugins.browser import wait_done
+from tests.plugins.browser import wait_final
 from tests.test_userscript_live import _badges, _no_page_scripts, _thread_url_asked, live_service  # noqa: F401
 
 pytestmark = pytest.mark.browser
@@ -162,7 +162,7 @@ def test_overlay_on_a_real_page(real, real_forum, live_service, gm_factory, buil
     forum = real_forum(urllib.parse.urlsplit(real.url).hostname)
     gm = gm_factory(live_service.url)
     pg = _open(gm, forum, real)
-    assert wait_done(pg, timeout=60000) == "drawn"
+    assert wait_final(pg, timeout=60000) == "drawn"
     # one request, naming the thread without its page offset; the service read the thread from the forum
     thread_url = _thread(forum, real)
     assert _thread_url_asked(gm) == thread_url
@@ -180,7 +180,7 @@ def test_thread_with_an_unsaved_page_is_refused_in_the_panel(real_forum, live_se
     forum = real_forum("youtubepoopita.forumfree.it")
     gm = gm_factory(live_service.url)
     pg = _open(gm, forum, GAP[0])
-    assert wait_done(pg, timeout=60000) == "error"
+    assert wait_final(pg, timeout=60000) == "error"
     assert _thread_url_asked(gm) == _thread(forum, GAP[0])
     assert [e.status for e in forum.requests_log if "st=15" in e.path] == [404]
     assert pg.locator("arbitro-layer").get_attribute("data-error") == "HttpError"
@@ -205,7 +205,7 @@ def test_two_saved_pages_of_one_thread(real, real_dir, real_forum, live_service,
     canned_service.stored[thread_url] = audit
     gm = gm_factory(canned_service.url)
     pg = _open(gm, forum, real)
-    assert wait_done(pg, timeout=60000) == "drawn"
+    assert wait_final(pg, timeout=60000) == "drawn"
     assert _thread_url_asked(gm) == thread_url
     (build_dir / "screenshots").mkdir(exist_ok=True)
     _check_overlay(pg, real, audit, canned_service.url, thread_url,
@@ -222,7 +222,7 @@ def test_the_2009_skin_page(real_dir, real_forum, live_service, canned_service, 
     thread_url = _thread(forum, real)
     gm = gm_factory(live_service.url)
     pg = _open(gm, forum, real)
-    assert wait_done(pg, timeout=60000) == "untouched"
+    assert wait_final(pg, timeout=60000) == "untouched"
     assert _thread_url_asked(gm) == thread_url
     assert pg.locator("arbitro-layer, arbitro-badge").count() == 0
     audit = requests.get(f"{live_service.url}/api/v1/threads", params={"url": thread_url}, timeout=30).json()["audit"]
@@ -233,7 +233,7 @@ def test_the_2009_skin_page(real_dir, real_forum, live_service, canned_service, 
     canned_service.stored[thread_url] = audit
     gm = gm_factory(canned_service.url)
     pg = _open(gm, forum, real)
-    assert wait_done(pg, timeout=60000) == "drawn"
+    assert wait_final(pg, timeout=60000) == "drawn"
     (build_dir / "screenshots").mkdir(exist_ok=True)
     _check_overlay(pg, real, audit, canned_service.url, thread_url,
                    build_dir / "screenshots" / f"userscript-real-{real.file[:-5]}.png")

@@ -347,6 +347,13 @@ class GMHarness:
         return pg
 
 
+def wait_final(pg: Any, timeout: float = 15000) -> str:
+    """The first outcome after any provisional page (a first view that waits for its audit shows one meanwhile)."""
+    pg.wait_for_function("window.__arbitroDone && window.__arbitroDone.some(o => o !== 'provisional')",
+                         timeout=timeout)
+    return pg.evaluate("window.__arbitroDone.find(o => o !== 'provisional')")
+
+
 def wait_done(pg: Any, count: int = 1, timeout: float = 15000) -> str:
     """Waits for the script's `arbitro:done` event (count-th one) and returns its outcome."""
     pg.wait_for_function(f"window.__arbitroDone && window.__arbitroDone.length >= {count}", timeout=timeout)
