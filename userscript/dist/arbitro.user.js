@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 7956643f2ca1). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest 21bfb0e03396). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -1962,6 +1962,11 @@ async function run(settings, notice) {
   try {
     result = await asked;
   } catch (e) {
+    // The thread cannot be audited after all: the provisional findings go with it (the service vouches for none)
+    if (PROVISIONAL && PROVISIONAL.drawn) {
+      teardownOverlay();
+      PROVISIONAL.drawn = false;
+    }
     // Not a fight, or a forum the service does not read: the page stays as it is.
     if (e instanceof HttpError && e.silent) {
       PENDING_TRIES = 0;

@@ -117,6 +117,11 @@ async function run(settings, notice) {
   try {
     result = await asked;
   } catch (e) {
+    // The thread cannot be audited after all: the provisional findings go with it (the service vouches for none)
+    if (PROVISIONAL && PROVISIONAL.drawn) {
+      teardownOverlay();
+      PROVISIONAL.drawn = false;
+    }
     // Not a fight, or a forum the service does not read: the page stays as it is.
     if (e instanceof HttpError && e.silent) {
       PENDING_TRIES = 0;
