@@ -1,6 +1,7 @@
 """The polite HTTP layer: one requests session under a FetchPolicy (host and private allowlists with pinned ports,
 connections only to checked addresses, robots.txt, rate limit, retries, conditional GET through an on-disk cache,
-size cap, charset detection)."""
+size cap, charset detection). The per-host gate, robots.txt and the cache are pluggable layers
+(`scraper.politeness`): in-process by default, shared across processes when the service mounts its own."""
 from __future__ import annotations
 
 import codecs
@@ -29,6 +30,7 @@ from requests.structures import CaseInsensitiveDict
 from .errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
 from .netguard import NetPolicy, PinnedAdapter, Target, Unpinned, host_matches, parse_ip
 from .netguard import refused as _refused
+from .politeness import FetchCache, HostGate, LocalHostGate, RobotsRecord, RobotsStore
 
 # The forum hosts a default policy lets through; phpBB boards live anywhere, so they are added per use.
 DEFAULT_ALLOWED_HOSTS: tuple[str, ...] = (
@@ -366,13 +368,6 @@ class _Raw:
     content: bytes
 
 
-class _HostState:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.last_start: float | None = None
-        self.crawl_delay: float = 0.0
-
-
 def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
@@ -396,12 +391,19 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
 
 
 class Fetcher:
-    """Polite GETs under a FetchPolicy. Share one per process: the per-host lock and rate limit live here.
+    """Polite GETs under a FetchPolicy. Share one per process: the per-host gate and robots.txt live here.
+
+    The politeness layers are mounted here, never left to callers: `gate` (one request at a time per host, the
+    interval; default `LocalHostGate`, this process only), `cache` (conditional GET; default a `DiskCache` in
+    `policy.cache_dir`) and `robots` (robots.txt beyond this process; default none: this fetcher's own copy).
+    A service with several processes passes implementations shared through its database.
 
     Every failure is a ScrapeError subclass: HostNotAllowed, BlockedByRobots, PageTooLarge, FetchTimeout,
     FetchFailed (with `.status`); no requests/urllib3 exception escapes."""
 
-    def __init__(self, policy: FetchPolicy | None = None, session: requests.Session | None = None) -> None:
+    def __init__(self, policy: FetchPolicy | None = None, session: requests.Session | None = None, *,
+                 gate: HostGate | None = None, cache: FetchCache | None = None,
+                 robots: RobotsStore | None = None) -> None:
         self.policy = policy or FetchPolicy()
         self.session = session or requests.Session()
         self.session.trust_env = False  # no environment proxies: the socket goes to the checked address itself
@@ -415,10 +417,14 @@ class Fetcher:
             # only the codings _Decoder can tell complete from cut short
             "Accept-Encoding": "gzip, deflate",
         })
-        self.cache = DiskCache(self.policy.cache_dir) if self.policy.cache_dir else None
+        self.cache: FetchCache | None = cache if cache is not None else (
+            DiskCache(self.policy.cache_dir) if self.policy.cache_dir else None)
         self.net = NetPolicy(self.policy.allowed_hosts, self.policy.private_allowlist)  # AllowlistError on an unreadable entry
-        self._hosts: dict[str, _HostState] = {}
-        self._hosts_lock = threading.Lock()
+        # the policy's sleep and clock as they are when asked (a test may swap the policy's fields)
+        self.gate: HostGate = gate if gate is not None else LocalHostGate(lambda s: self.policy.sleep(s),
+                                                                           lambda: self.policy.clock())
+        self.robots_store = robots
+        self._crawl_delays: dict[str, float] = {}  # host → robots.txt Crawl-delay (capped)
         self._robots: dict[str, tuple[float, Protego | None, str | None]] = {}
         self._robots_lock = threading.Lock()
         self._local = threading.local()  # the running exchange's _Deadline (requests runs in the caller's thread)
@@ -548,21 +554,25 @@ class Fetcher:
         if deadline is not None:
             deadline.watch(sock)
 
-    def _host_state(self, url: str) -> _HostState:
-        key = urlsplit(url).netloc.lower()
-        with self._hosts_lock:
-            return self._hosts.setdefault(key, _HostState())
-
     def _check_robots(self, url: str) -> None:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc.lower()}"
         with self._robots_lock:  # one robots.txt request per origin, even with several threads
             entry = self._robots.get(origin)
             if entry is None or time.monotonic() > entry[0]:
-                # an unreachable robots.txt raises the fetch failure (the forum is down, we read nothing) and
-                # nothing is cached, so the next request asks again
-                parser, refusal = self._load_robots(origin)
-                entry = (time.monotonic() + self.policy.robots_max_age, parser, refusal)
+                shared = self.robots_store.load(origin) if self.robots_store is not None else None
+                if shared is not None:  # another process read it: not asked again
+                    record, ttl = shared
+                    parser = Protego.parse(record.text) if record.text is not None else None
+                    entry = (time.monotonic() + min(ttl, self.policy.robots_max_age), parser, record.refusal)
+                else:
+                    # an unreachable robots.txt raises the fetch failure (the forum is down, we read nothing) and
+                    # nothing is cached, so the next request asks again
+                    text, refusal = self._load_robots(origin)
+                    parser = Protego.parse(text) if text is not None else None
+                    if self.robots_store is not None:
+                        self.robots_store.store(origin, RobotsRecord(text, refusal), self.policy.robots_max_age)
+                    entry = (time.monotonic() + self.policy.robots_max_age, parser, refusal)
                 self._robots[origin] = entry
         _, parser, refusal = entry
         if refusal:
@@ -572,10 +582,10 @@ class Fetcher:
                 raise BlockedByRobots(f"robots.txt di {origin} vieta la lettura di {url}")
             delay = parser.crawl_delay(self.policy.user_agent.split("/")[0])
             if delay:
-                self._host_state(url).crawl_delay = min(float(delay), self.policy.max_crawl_delay)
+                self._crawl_delays[_host_key(url)] = min(float(delay), self.policy.max_crawl_delay)
 
-    def _load_robots(self, origin: str) -> tuple[Protego | None, str | None]:
-        """(parser or None for allow-all, refusal message or None) per RFC 9309 §2.3.1.
+    def _load_robots(self, origin: str) -> tuple[str | None, str | None]:
+        """(robots.txt text or None for allow-all, refusal message or None) per RFC 9309 §2.3.1.
 
         Unreachable (network error, 5xx after retries) means complete disallow (§2.3.1.4): we read nothing and
         raise the fetch failure itself, so the caller reports a forum that is down, not a robots.txt refusal."""
@@ -593,8 +603,7 @@ class Fetcher:
         except HostNotAllowed as exc:
             return None, f"robots.txt di {origin} rimanda a un indirizzo non ammesso ({exc.message}): lettura sospesa"
         if 200 <= raw.status < 300:
-            text = decode_text(raw.content, "utf-8")
-            return Protego.parse(text), None
+            return decode_text(raw.content, "utf-8"), None
         if raw.status in (401, 403):
             # RFC 9309 lets a crawler treat every 4xx as "no robots.txt"; a forum that refuses even its
             # robots.txt to us is read as refusing everything (the older, stricter convention).
@@ -641,15 +650,13 @@ class Fetcher:
         """One HTTP exchange under the host's lock and rate limit; the body is streamed under the size cap. The
         connection may only go to `target`'s addresses (checked here when not given)."""
         target = target or self.check_url(url)
-        state = self._host_state(url)
+        key = _host_key(url)
         policy = self.policy
-        with state.lock:  # concurrency 1 per host
-            interval = max(policy.min_interval, state.crawl_delay)
-            if state.last_start is not None:
-                wait = state.last_start + interval - policy.clock()
-                if wait > 0:
-                    policy.sleep(wait)
-            state.last_start = policy.clock()
+        # concurrency 1 per host and the interval between the starts of two requests: the gate's (in this
+        # process, or shared by every process of a service)
+        self.gate.acquire(key, max(policy.min_interval, self._crawl_delays.get(key, 0.0)))
+        hold_off = 0.0
+        try:
             response = None
             # total_timeout bounds the whole exchange (headers and body): at the deadline the socket is shut
             # down, which ends whatever read is blocked, however slowly the server trickles
@@ -670,6 +677,11 @@ class Fetcher:
                 deadline.cancel()
                 if deadline.expired:  # the shutdown may have ended a body without a length early
                     raise self._total_timeout(url)
+                if raw.status in RETRY_STATUSES:
+                    # the host asked for a pause: a shared gate tells the other processes too
+                    asked = parse_retry_after(raw.headers.get("Retry-After"))
+                    if asked is not None and asked <= policy.max_retry_after:
+                        hold_off = asked
                 return raw
             except FetchFailed:
                 deadline.cancel()
@@ -698,6 +710,8 @@ class Fetcher:
                 self._local.target = None
                 if response is not None:
                     response.close()
+        finally:
+            self.gate.release(key, hold_off)
 
     def _total_timeout(self, url: str) -> FetchTimeout:
         return FetchTimeout(f"tempo scaduto per {url}: risposta non completa entro {self.policy.total_timeout:g} s",
@@ -898,6 +912,11 @@ def _is_timeout(exc: BaseException) -> bool:
 def _reason(exc: BaseException) -> str:
     text = str(exc)
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _host_key(url: str) -> str:
+    """The gate's name of a URL's host: its lower-case `host[:port]`, as the URL gives it."""
+    return urlsplit(url).netloc.lower()
 
 
 def _strip_fragment(url: str) -> str:

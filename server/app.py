@@ -22,7 +22,7 @@ class Services:
     cfg: dict[str, Any]
     storage: Storage
     refresher: Refresher
-    limiter: RateLimiter
+    limiter: Any  # security.RateLimiter, or pg.DbRateLimiter on a shared database (same `hit(key)`)
 
     def close(self) -> None:
         self.refresher.close()
@@ -44,9 +44,11 @@ def create_app(config: dict[str, Any] | None = None, *, fetcher_factory: Callabl
     app.logger.setLevel(getattr(logging, str(cfg["log_level"]).upper(), logging.INFO))
 
     app.logger.debug("configurazione: %s", public_config(cfg))  # secrets masked
-    storage = open_storage(cfg["database"])
+    storage = open_storage(cfg["database"], pool_size=int(cfg["database_pool"]))
     refresher = Refresher(storage, cfg, fetcher_factory=fetcher_factory)
-    limiter = RateLimiter(int(cfg["rate_limit_audits"]), float(cfg["rate_limit_window"]))
+    # several processes on one database count a client's audit creations there, else this process does
+    limit, window = int(cfg["rate_limit_audits"]), float(cfg["rate_limit_window"])
+    limiter = storage.rate_limiter(limit, window) if storage.shared else RateLimiter(limit, window)
     app.extensions["arbitro"] = Services(cfg, storage, refresher, limiter)
 
     from .api import bp as api_bp

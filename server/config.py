@@ -18,9 +18,13 @@ DEFAULT_FORUM_HOSTS = [
 ]
 
 DEFAULTS: dict[str, Any] = {
-    # where the SQLite file and the fetch cache live
+    # where the SQLite file and the fetch cache live; or a PostgreSQL URL (postgresql://user@host/db): several
+    # service processes on one database, refresh jobs and the forums' politeness shared through it
     "database": ".arbitro/arbitro.sqlite3",
     "cache_dir": ".arbitro/cache",
+    "database_pool": 16,  # PostgreSQL: connections per process at most
+    "job_lease": 60.0,  # PostgreSQL: a refresh job not renewed for this long (its process died) is taken over
+    "job_poll": 1.0,  # PostgreSQL: refresh workers and waiters look at the jobs at least this often
     # public URL of this service (userscript @connect/@updateURL, links); empty = taken from the request
     "service_url": "",
     "default_ruleset": "guida",
@@ -133,8 +137,13 @@ def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[
             cfg[key] = _coerce(key, value, DEFAULTS[key], str(path))
         base = Path(path).resolve().parent
         for key in ("database", "cache_dir", "forum_config"):  # relative paths in a file are relative to the file
-            if key in data and cfg[key] and not Path(cfg[key]).is_absolute():
-                cfg[key] = str(base / cfg[key])
+            value = cfg[key]
+            if key == "database" and value.startswith("sqlite:///"):
+                value = value[len("sqlite:///"):]
+            elif key == "database" and "://" in value:
+                continue  # a database URL (postgresql://…) is no path
+            if key in data and value and not Path(value).is_absolute():
+                cfg[key] = str(base / value)
     for name, value in env.items():
         if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX + "CONFIG" or name == ENV_PREFIX + "CHROMIUM":
             continue
@@ -153,8 +162,13 @@ def load_config(overrides: Mapping[str, Any] | None = None, *, environ: Mapping[
 
 
 def public_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """The configuration without secrets, for logs and diagnostics."""
-    return {k: ("***" if k == "secret_key" and v else v) for k, v in cfg.items()}
+    """The configuration without secrets (the secret key, a database URL's password), for logs and diagnostics."""
+    out = {k: ("***" if k == "secret_key" and v else v) for k, v in cfg.items()}
+    if isinstance(out.get("database"), str) and "://" in out["database"]:
+        from .pg import safe_url
+
+        out["database"] = safe_url(out["database"])
+    return out
 
 
 # --- forum configs: which ruleset a forum (or one of its sections) plays ----------------------------------

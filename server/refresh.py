@@ -1,4 +1,8 @@
-"""Thread refreshes: fetch → history → incremental replay → store, one refresher per thread, readers never blocked."""
+"""Thread refreshes: fetch → history → incremental replay → store, one refresher per thread, readers never blocked.
+
+One process (SQLite): the per-thread locks, the pool and the failure backoff live here. Several processes on one
+PostgreSQL (`storage.shared`): a refresh is a job in the database (server/jobs.py) that one worker of any process
+crawls, every caller of any process waits for it and reads its outcome from the database."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .errors import BadRequest, ServiceError, Unprocessable, from_scrape_error
-from .storage import FetchLogEntry, PageRecord, Storage, ThreadRecord, utcnow
+from .storage import FetchLogEntry, JobClaim, LeaseLost, PageRecord, Storage, ThreadRecord, utcnow
 
 log = logging.getLogger("arbitro.refresh")
 
@@ -168,12 +172,19 @@ class Refresher:
         # repeated for `failure_backoff` seconds so a forum that is down is not asked again by every reader
         self._failures: dict[int, tuple[float, ServiceError]] = {}
         self._audits: OrderedDict[int, Any] = OrderedDict()  # engine Audits with snapshots, for incremental replay
+        self._audit_ids: dict[int, int | None] = {}  # thread id → the stored audit its engine Audit is
         self._pool = ThreadPoolExecutor(max_workers=max(1, int(cfg["refresh_workers"])), thread_name_prefix="refresh")
         from .config import load_forum_configs
 
         self.forums = load_forum_configs(cfg.get("forum_config"))  # None: no forum config
         self._sections: OrderedDict[str, str | None] = OrderedDict()  # thread URL → section id seen on its page 1
         self._not_fight: dict[int, int] = {}  # thread id → id of its stored audit that has no fight in it
+        # several processes on one database: refreshes are jobs there, crawled by this process's workers or another's
+        self.jobs: Any = None
+        if storage.shared:
+            from .jobs import JobRunner
+
+            self.jobs = JobRunner(storage, cfg, self._run_job)
 
     # --- which ruleset a thread is audited with, when the client does not say -------------------
 
@@ -230,14 +241,18 @@ class Refresher:
                     self._fetcher = self._fetcher_factory()
                 else:
                     from scraper.fetch import Fetcher
-                    self._fetcher = Fetcher(build_fetch_policy(self.cfg))
+
+                    # a shared database mounts its host gate, robots.txt and conditional-GET cache: the forums'
+                    # politeness holds across every process of the service
+                    layers = getattr(self.storage, "fetch_layers", dict)()
+                    self._fetcher = Fetcher(build_fetch_policy(self.cfg), **layers)
             return self._fetcher
 
     # --- state -----------------------------------------------------------------------------
 
     def is_stale(self, rec: ThreadRecord) -> bool:
         # a stored audit with no fight in it is asked again only after `negative_ttl`
-        no_fight = rec.audit_id is not None and self._not_fight.get(rec.id) == rec.audit_id
+        no_fight = rec.audit_id is not None and (rec.fight is False or self._not_fight.get(rec.id) == rec.audit_id)
         after = float(self.cfg["negative_ttl"] if no_fight else self.cfg["refresh_after"])
         return rec.checked_ts is None or self.clock() - rec.checked_ts >= after
 
@@ -261,6 +276,8 @@ class Refresher:
         (it goes on in the background; `is_refreshing` says so). A failure raises its ServiceError."""
         from concurrent.futures import TimeoutError as FutureTimeout
 
+        if self.jobs is not None:
+            return self._refresh_shared(thread_id, timeout=timeout)
         with self._guard:
             self._pending.add(thread_id)
         future = self._pool.submit(self.refresh, thread_id, _from_queue=True)
@@ -275,6 +292,8 @@ class Refresher:
         return failure is not None and self.clock() - failure[0] < float(self.cfg["failure_backoff"])
 
     def is_refreshing(self, thread_id: int) -> bool:
+        if self.jobs is not None:
+            return self.jobs.is_open(thread_id)
         with self._guard:
             return thread_id in self._pending or thread_id in self._running
 
@@ -289,18 +308,25 @@ class Refresher:
                 self._audits.move_to_end(thread_id)
             return audit
 
-    def remember(self, thread_id: int, audit: Any) -> None:
-        """Keep an engine Audit (with its per-post states) for incremental replays and hints."""
+    def remember(self, thread_id: int, audit: Any, audit_id: int | None = None) -> None:
+        """Keep an engine Audit (with its per-post states) for incremental replays and hints; `audit_id`: the stored
+        audit it is (several processes: another one may store a newer audit meanwhile)."""
         with self._guard:
             self._audits[thread_id] = audit
             self._audits.move_to_end(thread_id)
+            self._audit_ids[thread_id] = audit_id
             while len(self._audits) > int(self.cfg["replay_cache"]):
-                self._audits.popitem(last=False)
+                gone, _ = self._audits.popitem(last=False)
+                self._audit_ids.pop(gone, None)
 
     # --- refreshing ----------------------------------------------------------------------
 
     def refresh_in_background(self, thread_id: int) -> bool:
         """Queue a refresh unless one is queued or running. Returns whether this call queued it."""
+        if self.jobs is not None:
+            if self._shared_failure(thread_id) is not None:
+                return False
+            return self.jobs.request(thread_id, fresh=self._fresh)[1] == "queued"
         with self._guard:
             if thread_id in self._pending or thread_id in self._running or self._backing_off(thread_id):
                 return False
@@ -319,6 +345,10 @@ class Refresher:
     def refresh(self, thread_id: int, *, force: bool = False, _from_queue: bool = False) -> RefreshOutcome:
         """Fetch the thread again and store a new audit if it changed. If a refresh of this thread is already
         running, wait for it and return its result instead of fetching twice."""
+        if self.jobs is not None:
+            outcome = self._refresh_shared(thread_id, timeout=None, force=force)
+            assert outcome is not None  # no timeout: the job's outcome
+            return outcome
         lock = self._lock(thread_id)
         with self._guard:
             seen = self._generation.get(thread_id, 0)
@@ -349,7 +379,66 @@ class Refresher:
                     self._running.discard(thread_id)
                     self._generation[thread_id] = self._generation.get(thread_id, 0) + 1
 
-    def _refresh_locked(self, thread_id: int) -> RefreshOutcome:
+    # --- refreshes as database jobs (several processes) ---------------------------------------
+
+    def _fresh(self, rec: ThreadRecord) -> bool:
+        """A stored thread that needs no refresh now (someone refreshed it since the caller looked)."""
+        return rec.audit_id is not None and rec.content_hash is not None and not self.is_stale(rec)
+
+    def _shared_failure(self, thread_id: int) -> ServiceError | None:
+        """The error of the thread's last job when it failed less than `failure_backoff` seconds ago."""
+        from .jobs import stored_error
+
+        job = self.storage.job(thread_id)  # type: ignore[attr-defined]
+        if job is None or job.open or job.error is None or job.age is None:
+            return None
+        return stored_error(job.error) if job.age < float(self.cfg["failure_backoff"]) else None
+
+    def _refresh_shared(self, thread_id: int, *, timeout: float | None, force: bool = False) -> RefreshOutcome | None:
+        """Queue or join the thread's job and wait for it (at most `timeout` seconds: None when it is still
+        running). Its failure raises its stored error, here as on the process that crawled."""
+        from .jobs import stored_error
+
+        if not force:
+            failed = self._shared_failure(thread_id)
+            if failed is not None:
+                raise failed
+        job, status = self.jobs.request(thread_id, fresh=None if force else self._fresh)
+        if status == "fresh":
+            return RefreshOutcome(self.storage.get_thread(thread_id), False, 0, 0, 0, shared=True)
+        done = self.jobs.wait(thread_id, job.generation, timeout)
+        if done is None:
+            return None
+        if done.error is not None:
+            raise stored_error(done.error)
+        counts = done.outcome or {}
+        return RefreshOutcome(self.storage.get_thread(thread_id), bool(counts.get("changed")),
+                              int(counts.get("replayed", 0)), int(counts.get("fetched", 0)),
+                              int(counts.get("not_modified", 0)), shared=status == "joined")
+
+    def _run_job(self, claim: JobClaim) -> None:
+        """A worker's crawl of a claimed job; the job finishes in the transaction that stores the outcome."""
+        thread_id = claim.thread_id
+        with self._guard:
+            self._running.add(thread_id)
+        try:
+            self._refresh_locked(thread_id, job=claim)
+        except LeaseLost:
+            log.warning("refresh of thread %s: its lease passed to another worker, result dropped", thread_id)
+        except ServiceError as exc:  # stored with the job by _refresh_locked
+            log.info("refresh of thread %s failed: %s", thread_id, exc.code)
+            self.storage.finish_job(claim, error=_stored_error(exc))  # type: ignore[attr-defined]  # no-op when stored
+        except Exception:
+            log.exception("refresh of thread %s crashed", thread_id)
+            err = ServiceError("lettura del forum non riuscita per un errore interno", code="scrape_crashed")
+            self.storage.finish_job(claim, error=_stored_error(err))  # type: ignore[attr-defined]
+        finally:
+            with self._guard:
+                self._running.discard(thread_id)
+
+    # --- one refresh ---------------------------------------------------------------------------
+
+    def _refresh_locked(self, thread_id: int, job: JobClaim | None = None) -> RefreshOutcome:
         from scraper.crawl import crawl_thread
         from scraper.errors import ScrapeError
 
@@ -361,13 +450,13 @@ class Refresher:
                                    previous=previous_hashes or None, config=self.forums)
         except ScrapeError as exc:
             err = from_scrape_error(exc)
-            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
+            self._save_failure(thread_id, err, rec_fetcher.log, job)
             raise err from None
         except Exception:
             # a scraper bug on some page: recorded like any failure, the previous audit stays
             log.exception("crawl of thread %s crashed", thread_id)
             err = ServiceError("lettura del forum non riuscita per un errore interno", code="scrape_crashed")
-            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
+            self._save_failure(thread_id, err, rec_fetcher.log, job)
             raise err from None
         history_obj = result.history
         validators = {p.url: p for p in rec_fetcher.pages}
@@ -383,43 +472,63 @@ class Refresher:
         history = history_obj.to_dict()
         digest = history_hash(history) + ":" + hashlib.sha256(
             json.dumps([rec.settings, rec.registry], sort_keys=True).encode()).hexdigest()[:16]
+        # a job (several processes) is finished by the same transaction that stores its outcome, with its counts
         if digest == rec.content_hash and rec.audit_id is not None:
             # nothing changed: the stored audit stands
-            new = self.storage.save_unchanged(thread_id, pages=pages, log=rec_fetcher.log)
+            counts = {"changed": False, "replayed": 0, "fetched": fetched, "not_modified": not_modified}
+            new = self.storage.save_unchanged(thread_id, pages=pages, log=rec_fetcher.log, job=job,
+                                              job_outcome=counts)
             return RefreshOutcome(new, False, 0, fetched, not_modified)
         try:
             registry = registry_from_request(rec.registry)
             audit = run_replay(history_obj, rec.ruleset, registry, rec.settings, previous=self.cached_audit(thread_id))
         except ServiceError as err:
-            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
+            self._save_failure(thread_id, err, rec_fetcher.log, job)
             raise
         except Exception:
             log.exception("replay of thread %s crashed", thread_id)
             err = ServiceError("il motore non ha potuto rigiocare il combattimento", code="engine_crashed")
-            self.storage.save_failure(thread_id, error=_stored_error(err), log=rec_fetcher.log)
+            self._save_failure(thread_id, err, rec_fetcher.log, job)
             raise err from None
         audit_doc = audit.to_dict()
+        fight = is_fight(audit_doc)
+        counts = {"changed": True, "replayed": audit.replayed, "fetched": fetched, "not_modified": not_modified}
         new = self.storage.save_refresh(thread_id, history=history, content_hash=digest, audit=audit_doc,
-                                        replayed=audit.replayed, pages=pages, log=rec_fetcher.log)
-        self.remember(thread_id, audit)
-        if is_fight(audit_doc):
+                                        replayed=audit.replayed, pages=pages, log=rec_fetcher.log, fight=fight,
+                                        job=job, job_outcome=counts)
+        self.remember(thread_id, audit, new.audit_id)
+        if fight:
             self._not_fight.pop(thread_id, None)
         else:
             self._not_fight[thread_id] = new.audit_id
         return RefreshOutcome(new, True, audit.replayed, fetched, not_modified)
 
+    def _save_failure(self, thread_id: int, err: ServiceError, log_entries: list[FetchLogEntry],
+                      job: JobClaim | None) -> None:
+        self.storage.save_failure(thread_id, error=_stored_error(err), log=log_entries, job=job)
+
     def engine_audit(self, thread_id: int) -> Any:
-        """The engine Audit (with its states) of a stored thread: from memory, else replayed from the stored history."""
+        """The engine Audit (with its states) of a stored thread: from memory, else replayed from the stored history.
+        Several processes: from memory only while it is still the stored audit (another process may have refreshed
+        the thread since)."""
         audit = self.cached_audit(thread_id)
+        rec = None
+        if audit is not None and self.jobs is not None:
+            rec = self.storage.get_thread(thread_id)
+            with self._guard:
+                if self._audit_ids.get(thread_id) != rec.audit_id:
+                    audit = None
         if audit is not None:
             return audit
-        rec = self.storage.get_thread(thread_id)
+        rec = rec or self.storage.get_thread(thread_id)
         history = self.storage.history(thread_id)
         if history is None:
             return None
         audit = run_replay(history, rec.ruleset, registry_from_request(rec.registry), rec.settings)
-        self.remember(thread_id, audit)
+        self.remember(thread_id, audit, rec.audit_id)
         return audit
 
     def close(self) -> None:
+        if self.jobs is not None:
+            self.jobs.close()
         self._pool.shutdown(wait=True, cancel_futures=True)

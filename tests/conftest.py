@@ -14,5 +14,6 @@ pytest_plugins = [
     "tests.plugins.engine",
     "tests.plugins.stories",
     "tests.plugins.server",
+    "tests.plugins.postgres",
     "tests.plugins.browser",
 ]
