@@ -50,6 +50,8 @@ def _fighter_from_registry(name: str, ch: Character | None) -> Fighter:
 
 def step(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
     """One post. Master posts state rulings; Game-Master dice posts complete the player post they answer."""
+    if post.role == "player":  # most posts: a crash anywhere below is caught by core.replay, as for every ruleset
+        return _player(state, post, {"before_last": state, "last_post": post})
     if post.role == "master":
         return MA._master(state, post)
     if post.role == "gm_bot":
@@ -61,6 +63,11 @@ def step(state: GuidaState, post: Post) -> tuple[GuidaState, list[Verdict]]:
             return _player(prev, merged, {"last_post": merged})
         return evolve(state, posts=state.posts + 1), []
     return _player(state, post, {"before_last": state, "last_post": post})
+
+
+def rulings(state: GuidaState) -> list[tuple[str, str, str]]:
+    """Master rulings seen so far: (code, post, decision), for the audit to annotate verdicts."""
+    return [(r.code, r.post, r.decision) for r in state.rulings]
 
 
 def _player(state: GuidaState, post: Post, extra: dict[str, Any]) -> tuple[GuidaState, list[Verdict]]:

@@ -7,8 +7,8 @@ from functools import lru_cache
 from typing import Any
 
 from . import aree as AR
+from .._turn import Turn
 from ...history import Post
-from ...verdicts import Verdict
 from .messages import verdict
 from .state import DueDamage, Expense, Fighter, GuidaState, Hit, Incoming, maker
 
@@ -67,17 +67,15 @@ def _name_keys(name: str) -> tuple[str, str]:
     return stripped.lower(), stripped
 
 
-class _Post:
-    """Mutable scratchpad of one step; the step returns immutable state built from it."""
+class _Post(Turn):
+    """guida's turn context: the mutable scratchpad of one step; the step returns immutable state built from it."""
 
-    __slots__ = ("state", "post", "name", "verdicts", "fighters", "incoming", "hits", "new_incoming", "spese_now",
-                 "aree", "reazioni", "own")
+    __slots__ = ("name", "fighters", "incoming", "hits", "new_incoming", "spese_now", "aree", "reazioni", "own")
+    state: GuidaState
 
     def __init__(self, state: GuidaState, post: Post, name: str):
-        self.state = state
-        self.post = post
+        super().__init__(post, state)
         self.name = name
-        self.verdicts: list[Verdict] = []
         self.fighters: dict[str, Fighter] = state.fighters.copy()  # a mappingproxy's copy is its dict's: one block
         self.incoming: list[Incoming] = list(state.incoming)
         self.hits: list[Hit] = list(state.hits)
