@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
-from .evidence import edited_after_reply
+from .evidence import attach, edited_after_reply
 from .fastdata import maker
 from .gcpause import collector_paused
 from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
@@ -142,6 +142,11 @@ class Audit:
     replayed: int = 0  # posts stepped in this call (the rest came from snapshots)
     # a page-local audit (engine.provisional): only the verdicts whose inputs are all on the page, no state
     provisional: dict[str, Any] | None = None
+    # evidence about posts no longer in the thread (post.deleted): kept by the service, given to replay()
+    deleted: tuple[Verdict, ...] = ()
+    # the posts' audits as the ruleset gave them, before the thread-wide annotations (rulings, edits, evidence):
+    # what an incremental replay resumes from
+    stepped: tuple[PostAudit, ...] = field(default=(), repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         doc = {
@@ -155,6 +160,8 @@ class Audit:
         }
         if self.provisional is not None:
             doc["provisional"] = self.provisional
+        if self.deleted:
+            doc["deleted_posts"] = [v.to_dict() for v in self.deleted]
         return doc
 
 
@@ -184,10 +191,12 @@ def replay(
     *,
     settings: dict[str, Any] | None = None,
     previous: Audit | None = None,
+    evidence: Sequence[Verdict] = (),
 ) -> Audit:
     """Replay `history` under `ruleset`. With `previous` (an audit of an earlier version of the same
     thread under the same ruleset, registry and settings) only posts after the last unchanged one
-    are stepped."""
+    are stepped. `evidence`: verdicts from earlier readings of the thread (changed rolls, deleted posts; the
+    service keeps them), attached to their posts (engine.evidence.attach)."""
     if isinstance(history, dict):
         history = CombatHistory.from_dict(history)
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
@@ -206,7 +215,7 @@ def replay(
             start = i + 1
         if start:
             state = previous.snapshots[start - 1].state
-            post_audits = list(previous.posts[:start])
+            post_audits = list(previous.stepped[:start])
             snapshots = list(previous.snapshots[:start])
     if state is None:
         state = rs.initial_state(history.thread, reg, resolved)
@@ -235,7 +244,7 @@ def replay(
     if edits:
         shown = tuple(replace(pa, verdicts=pa.verdicts + (edits[pa.id],)) if pa.id in edits else pa for pa in shown)
 
-    return Audit(
+    return attach(Audit(
         ruleset=rs.id,
         thread=history.thread,
         posts=shown,
@@ -245,4 +254,5 @@ def replay(
         snapshots=tuple(snapshots),
         context_key=context_key,
         replayed=len(history.posts) - start,
-    )
+        stepped=tuple(post_audits),
+    ), evidence)

@@ -1,8 +1,10 @@
-"""Tamper evidence the history itself shows, whatever the ruleset: a post edited after someone had answered it."""
+"""Tamper evidence, whatever the ruleset: a post edited after its reply, rolls or schema changed, a post deleted."""
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
 from datetime import datetime
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .history import Post
 from .verdicts import Verdict, make_verdict
@@ -68,4 +70,175 @@ def edited_after_reply(posts: Sequence[Post]) -> dict[str, Verdict]:
     return out
 
 
-__all__ = ["edited_after_reply", "RULE"]
+
+
+# --- what a second reading of the thread shows (the service keeps the earlier one; the engine only compares) ------
+
+COPY_BODY = 2000  # characters of a deleted post's narrative kept in its verdict (docs/service.md)
+
+
+def published(post: Post) -> dict[str, Any]:
+    """The parts of a post the rules read, as the forum showed them: rolls (expression, faces, total, label), damage
+    calculations (as written), schema (pools, stats, sheet, Registro lines). Two readings compare by this."""
+    schema = post.schema
+    return {
+        "rolls": [{"expression": r.expression, "faces": list(r.faces) if r.faces is not None else None,
+                   "total": r.total, "label": r.label} for r in post.rolls],
+        "damage": [d.raw for d in post.damage],
+        "schema": None if schema is None else {
+            "sheet_url": schema.sheet_url,
+            "resources": {k: [v.current, v.max] for k, v in schema.resources.items()},
+            "stats": {k: [v.base, v.bonus] for k, v in schema.stats.items()},
+            "registro": None if schema.registro is None else [e.raw for e in schema.registro],
+        },
+    }
+
+
+def roll_text(r: dict[str, Any]) -> str:
+    """One roll of `published()` as a reader compares it: expression, total, faces, label."""
+    faces = f" (facce {', '.join(map(str, r['faces']))})" if r.get("faces") else ""
+    total = "?" if r.get("total") is None else r["total"]
+    label = f" «{r['label']}»" if r.get("label") else ""
+    return f"{r['expression']} = {total}{faces}{label}"
+
+
+def _roll_changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for i in range(max(len(before), len(after))):
+        b = before[i] if i < len(before) else None
+        a = after[i] if i < len(after) else None
+        if b == a:
+            continue
+        if b is None:
+            out.append(f"tiro {i + 1} aggiunto: {roll_text(a)}")  # type: ignore[arg-type]
+        elif a is None:
+            out.append(f"tiro {i + 1} tolto: era {roll_text(b)}")
+        else:
+            out.append(f"tiro {i + 1}: era {roll_text(b)}, ora {roll_text(a)}")
+    return out
+
+
+def described(parts: dict[str, Any]) -> list[tuple[str, str]]:
+    """`published()` parts (or the part of them a verdict keeps) as (what, text) lines, in reading order: what the
+    report shows of each version side by side."""
+    out = [(f"tiro {i}", roll_text(r)) for i, r in enumerate(parts.get("rolls") or [], 1)]
+    schema = parts.get("schema") or {}
+    for key, (cur, mx) in (schema.get("resources") or {}).items():
+        out.append((key, f"{cur}" + (f"/{mx}" if mx is not None else "")))
+    for key, (base, bonus) in (schema.get("stats") or {}).items():
+        out.append((key, f"{base} ({bonus:+d})"))
+    if schema.get("sheet_url"):
+        out.append(("scheda", str(schema["sheet_url"])))
+    for i, line in enumerate(schema.get("registro") or [], 1):
+        out.append((f"Registro {i}", line))
+    for i, raw in enumerate(parts.get("damage") or [], 1):
+        out.append((f"calcolo {i}", raw))
+    return out
+
+
+def _when_text(at: str | None) -> str:
+    moment = _when(at)
+    return _clock(moment) if moment else "in una lettura precedente"
+
+
+def changed_after_publication(before: Post, before_at: str | None, after: Post,
+                              after_at: str | None) -> list[Verdict]:
+    """The verdicts of a post whose rule-relevant parts differ between two readings: its rolls
+    (`dice.changed_after_publication`), its schema, Registro or damage calculations
+    (`schema.changed_after_publication`). Each carries both versions and both reading times."""
+    old, new = published(before), published(after)
+    out: list[Verdict] = []
+    times = f"letto il {_when_text(before_at)} e di nuovo il {_when_text(after_at)}"
+    if old["rolls"] != new["rolls"]:
+        changes = _roll_changes(old["rolls"], new["rolls"])
+        out.append(make_verdict(
+            "dice.changed_after_publication",
+            f"I tiri del post sono cambiati dopo la pubblicazione ({times}): " + "; ".join(changes) + ". "
+            "Un tiro del forum non si ripete: il master decida quale vale.",
+            RULE, after.id,
+            details={"before": {"fetched_at": before_at, "rolls": old["rolls"]},
+                     "after": {"fetched_at": after_at, "rolls": new["rolls"]}, "changes": changes}))
+    parts = [name for key, name in (("schema", "lo schema"), ("damage", "il calcolo dei danni"))
+             if old[key] != new[key]]
+    if parts:
+        if old["schema"] and new["schema"] and old["schema"]["registro"] != new["schema"]["registro"]:
+            parts.insert(1 if parts[0] == "lo schema" else 0, "il Registro")
+        out.append(make_verdict(
+            "schema.changed_after_publication",
+            f"Del post sono cambiati {', '.join(parts)} dopo la pubblicazione ({times}): chi ha risposto può aver "
+            "letto altri numeri.",
+            RULE, after.id,
+            details={"before": {"fetched_at": before_at, "schema": old["schema"], "damage": old["damage"]},
+                     "after": {"fetched_at": after_at, "schema": new["schema"], "damage": new["damage"]},
+                     "contents": parts}))
+    return out
+
+
+def post_copy(post: Post) -> dict[str, Any]:
+    """What is kept of a post that may vanish: who, when, where, its narrative (bounded) and what the rules read."""
+    body = post.body if len(post.body) <= COPY_BODY else post.body[:COPY_BODY] + "…"
+    return {"id": post.id, "author": post.author, "character": post.character, "timestamp": post.timestamp,
+            "url": post.url, "page": post.page, "edited_at": post.edited_at, "body": body, **published(post)}
+
+
+def deleted(post: Post, last_seen_at: str | None, detected_at: str | None,
+            moved: Sequence[dict[str, Any]] = ()) -> Verdict:
+    """`post.deleted`: a post read earlier is no longer in the thread. The replay goes on without it; `moved` names
+    the later posts whose verdicts changed because of it."""
+    when = f" del {_when_text(post.timestamp)}" if post.timestamp else ""
+    tail = (f"; senza di esso cambiano i verdetti di {len(moved)} post successiv{'o' if len(moved) == 1 else 'i'}"
+            if moved else "; nessun altro verdetto cambia senza di esso")
+    parts = _relevant(post)
+    holds = f" Conteneva {' e '.join(parts)}." if parts else ""
+    return make_verdict(
+        "post.deleted",
+        f"Il post {post.id} di {post.author}{when} non è più nella discussione (letto l'ultima volta il "
+        f"{_when_text(last_seen_at)}): Arbitro ne conserva una copia e rigioca il combattimento senza"
+        f"{tail}.{holds}",
+        RULE, post.id,
+        details={"copy": post_copy(post), "last_seen_at": last_seen_at, "detected_at": detected_at,
+                 "moved": list(moved)})
+
+
+def moved_verdicts(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]],
+                   gone: set[str]) -> list[dict[str, Any]]:
+    """The posts after the first deleted one whose verdicts differ between two audits (audit documents' `posts`):
+    the codes each gained and lost."""
+    ids = [str(p.get("id")) for p in before]
+    first = next((i for i, pid in enumerate(ids) if pid in gone), None)
+    if first is None:
+        return []
+    earlier = {str(p.get("id")): Counter(v.get("code") for v in p.get("verdicts") or []) for p in before[first:]}
+    out = []
+    for p in after:
+        pid = str(p.get("id"))
+        if pid not in earlier:
+            continue
+        now = Counter(v.get("code") for v in p.get("verdicts") or [])
+        added, removed = sorted((now - earlier[pid]).elements()), sorted((earlier[pid] - now).elements())
+        if added or removed:
+            out.append({"post": pid, "added": added, "removed": removed})
+    return out
+
+
+if TYPE_CHECKING:
+    from .core import Audit
+
+
+def attach(audit: Audit, evidence: Sequence[Verdict]) -> Audit:
+    """The audit with evidence verdicts from outside the history (the service's earlier readings): on their post,
+    after its own verdicts; those of posts no longer in the thread in `Audit.deleted`."""
+    if not evidence:
+        return audit
+    by_post: dict[str, list[Verdict]] = {}
+    for v in evidence:
+        by_post.setdefault(v.post, []).append(v)
+    present = {pa.id for pa in audit.posts}
+    posts = tuple(replace(pa, verdicts=pa.verdicts + tuple(by_post[pa.id])) if pa.id in by_post else pa
+                  for pa in audit.posts)
+    gone = tuple(v for v in evidence if v.post not in present)
+    return replace(audit, posts=posts, deleted=audit.deleted + gone)
+
+
+__all__ = ["edited_after_reply", "published", "described", "roll_text", "changed_after_publication", "post_copy", "deleted",
+           "moved_verdicts", "attach", "RULE", "COPY_BODY"]

@@ -127,7 +127,12 @@ def counts(audit: Audit) -> dict[str, int]:
     for p in audit.posts:
         for v in p.verdicts:
             out[v.severity] = out.get(v.severity, 0) + 1
+    for v in audit.deleted:
+        out[v.severity] = out.get(v.severity, 0) + 1
     return out
+
+
+DELETED_TITLE = "Post eliminati"  # the verdicts about posts no longer in the thread (engine.evidence)
 
 
 _WORDS = {"error": ("errore", "errori"), "warning": ("avviso", "avvisi"), "info": ("info", "info")}
@@ -205,6 +210,11 @@ def render_text(audit: Audit, *, colour: bool = False, character: str | None = N
             lines.append("  nessuna osservazione")
     if not sel.posts and sel.filtered:
         lines += ["", _nothing_shown(sel)]
+    if audit.deleted:
+        lines += ["", paint(DELETED_TITLE, bold=True)]
+        for v in audit.deleted:
+            lines.append(paint(f"  {_MARK[v.severity]} {SEVERITY_IT[v.severity]:<7} {v.code}", v.severity)
+                         + f"  {v.message}")
     lines.append("")
     lines.append(paint("Stato finale", bold=True))
     for name, ch in audit.characters.items():
@@ -275,6 +285,11 @@ def render_markdown(audit: Audit, *, character: str | None = None, min_severity:
         out.append("")
     if not sel.posts and sel.filtered:
         out += [_nothing_shown(sel), ""]
+    if audit.deleted:
+        out += [f"## {DELETED_TITLE}", "", "| gravità | codice | post | messaggio |", "|---|---|---|---|"]
+        out += [f"| {SEVERITY_IT[v.severity]} | {_md_escape(v.code)} | {_md_escape(v.post)} | {_md_escape(v.message)} |"
+                for v in audit.deleted]
+        out.append("")
     out += ["## Stato finale", ""]
     for name, ch in audit.characters.items():
         out.append(f"- {_md_escape(character_line(name, ch, audit.ruleset))}")
@@ -345,6 +360,10 @@ def render_bbcode(audit: Audit, *, character: str | None = None, min_severity: s
             items.append(f"{post} · nessuna osservazione")
     out += [f"[b]{_BB_TITLE[min_severity]}[/b]"]
     out += _bb_list(items) or [_nothing_shown(sel)]
+    if audit.deleted:
+        out += ["", f"[b]{DELETED_TITLE}[/b]"]
+        out += _bb_list([f"[color={BB_COLOUR[v.severity]}][b]{SEVERITY_IT[v.severity]}[/b][/color] {_bb(v.message)}"
+                         for v in audit.deleted])
     if audit.characters:
         out += ["", "[b]Stato finale[/b]"]
         out += _bb_list([_bb(character_line(name, ch, audit.ruleset)) for name, ch in audit.characters.items()])

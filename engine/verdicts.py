@@ -65,6 +65,10 @@ CODE_SEVERITY: dict[str, Severity] = {
     # every ruleset (engine.evidence): a post edited after the next post was written
     "post.edited_after_reply": "warning",  # it holds rolls, a damage calculation or a schema
     "post.narrative_edited_after_reply": "info",  # narrative only
+    # every ruleset, from the service's earlier reading of the thread (engine.evidence): evidence, kept for good
+    "dice.changed_after_publication": "error",  # the rolls read earlier are not the rolls the post shows now
+    "schema.changed_after_publication": "warning",  # its schema, Registro or damage calculation changed
+    "post.deleted": "warning",  # a post read earlier is no longer in the thread
     # generic: used by `cosmo`, `poteri`, `starfinder`
     "outcome.damage": "info",
     "outcome.damage_rolled": "info",

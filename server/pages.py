@@ -105,6 +105,56 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def versions(v: dict[str, Any]) -> dict[str, Any] | None:
+    """Both readings of a post a tamper-evidence verdict carries, line by line for a side-by-side table (None for
+    any other verdict)."""
+    from engine.evidence import described
+
+    details = v.get("details") if isinstance(v.get("details"), dict) else {}
+    before, after = details.get("before"), details.get("after")
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return None
+    try:
+        old, new = dict(described(before)), dict(described(after))
+    except (AttributeError, TypeError, ValueError):
+        return None  # not one of ours: the message still says what changed
+    rows = [{"what": what, "before": old.get(what, "—"), "after": new.get(what, "—"),
+             "changed": old.get(what) != new.get(what)} for what in dict.fromkeys([*old, *new])]
+    return {"before_at": before.get("fetched_at"), "after_at": after.get("fetched_at"), "rows": rows}
+
+
+def copy_of(v: dict[str, Any]) -> dict[str, Any] | None:
+    """What Arbitro kept of a deleted post (`post.deleted`), for the report."""
+    from engine.evidence import described
+
+    details = v.get("details") if isinstance(v.get("details"), dict) else {}
+    copy = details.get("copy")
+    if not isinstance(copy, dict):
+        return None
+    try:
+        lines = described(copy)
+    except (AttributeError, TypeError, ValueError):
+        lines = []
+    return {"id": _fmt(copy.get("id")), "author": _fmt(copy.get("author")), "timestamp": copy.get("timestamp"),
+            "url": safe_url(copy.get("url")), "body": _fmt(copy.get("body") or ""),
+            "lines": [{"what": w, "text": t} for w, t in lines],
+            "last_seen_at": details.get("last_seen_at"), "detected_at": details.get("detected_at"),
+            "moved": [m for m in details.get("moved") or [] if isinstance(m, dict)]}
+
+
+def _verdict_view(v: dict[str, Any]) -> dict[str, Any]:
+    sev = v.get("severity") if v.get("severity") in SEVERITY_ICON else "info"
+    return {
+        "code": _fmt(v.get("code")), "severity": sev, "icon": SEVERITY_ICON[sev],
+        "severity_label": SEVERITY_LABEL[sev], "message": _fmt(v.get("message")), "rule": v.get("rule"),
+        "roll": v.get("roll"), "expected": v.get("expected"), "found": v.get("found"),
+        # an info verdict's message tells what happened: "atteso/trovato" would read as a mismatch
+        "has_numbers": sev != "info" and (v.get("expected") is not None or v.get("found") is not None),
+        "expected_text": _fmt(v.get("expected")), "found_text": _fmt(v.get("found")),
+        "assumption": v.get("assumption"), "versions": versions(v), "kept": copy_of(v),
+    }
+
+
 def build_chart(posts: list[dict[str, Any]], key: str, label: str, names: list[str], colors: dict[str, str]) -> dict[str, Any] | None:
     """One inline-SVG line chart: `key` of every fighter after each post (geometry computed here)."""
     series: dict[str, list[tuple[int, float]]] = {}
@@ -196,18 +246,10 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
         for v in p.get("verdicts") or []:
             if not isinstance(v, dict):
                 continue
-            sev = v.get("severity") if v.get("severity") in SEVERITY_ICON else "info"
-            severities[sev] += 1
-            by_code[(str(v.get("code")), sev)] += 1
-            verdicts.append({
-                "code": _fmt(v.get("code")), "severity": sev, "icon": SEVERITY_ICON[sev],
-                "severity_label": SEVERITY_LABEL[sev], "message": _fmt(v.get("message")), "rule": v.get("rule"),
-                "roll": v.get("roll"), "expected": v.get("expected"), "found": v.get("found"),
-                # an info verdict's message tells what happened: "atteso/trovato" would read as a mismatch
-                "has_numbers": sev != "info" and (v.get("expected") is not None or v.get("found") is not None),
-                "expected_text": _fmt(v.get("expected")), "found_text": _fmt(v.get("found")),
-                "assumption": v.get("assumption"),
-            })
+            view = _verdict_view(v)
+            severities[view["severity"]] += 1
+            by_code[(str(v.get("code")), view["severity"])] += 1
+            verdicts.append(view)
         worst = next((s for s in ("error", "warning", "info") if any(v["severity"] == s for v in verdicts)), None)
         state = p.get("state") if isinstance(p.get("state"), dict) else {}
         who = p.get("character") or p.get("author")
@@ -227,6 +269,11 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
             "who": _fmt(who), "url": safe_url(p.get("url")), "verdicts": verdicts, "worst": worst,
             "icon": SEVERITY_ICON.get(worst or "", "✓"), "state": summary,
         })
+
+    deleted = [_verdict_view(v) for v in doc.get("deleted_posts") or [] if isinstance(v, dict)]
+    for view in deleted:
+        severities[view["severity"]] += 1
+        by_code[(view["code"], view["severity"])] += 1
 
     pools: dict[str, str] = {}  # every pool any state has, in the ruleset's words and order
     for ch in [*characters.values(), *(st for p in posts if isinstance(p.get("state"), dict)
@@ -263,7 +310,7 @@ def build_report(doc: dict[str, Any]) -> dict[str, Any]:
         "title": _fmt(thread.get("title") or thread.get("url") or "Combattimento"),
         "thread_url": safe_url(thread.get("url")), "platform": _fmt(thread.get("platform")),
         "ruleset": _fmt(doc.get("ruleset")), "fetched_at": thread.get("fetched_at"),
-        "turns": len(posts), "severities": dict(severities),
+        "turns": len(posts), "severities": dict(severities), "deleted": deleted,
         "codes": [{"code": c, "severity": s, "icon": SEVERITY_ICON[s], "severity_label": SEVERITY_LABEL[s], "count": n}
                   for (c, s), n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0]))],
         "next_character": nxt.get("character"), "incoming": incoming, "dice_tags": tags,
@@ -326,7 +373,8 @@ def engine_audit_of(doc: dict[str, Any]) -> Any:
                       for p in doc.get("posts") or [])
         characters = {str(k): v for k, v in (doc.get("characters") or {}).items() if isinstance(v, dict)}
         return Audit(ruleset=str(doc.get("ruleset") or ""), thread=thread, posts=posts, characters=characters,
-                     next=dict(doc.get("next") or {}), settings=dict(doc.get("settings") or {}))
+                     next=dict(doc.get("next") or {}), settings=dict(doc.get("settings") or {}),
+                     deleted=tuple(verdict(v) for v in doc.get("deleted_posts") or []))
     except (AttributeError, KeyError, TypeError, ValueError):
         return None
 

@@ -123,12 +123,14 @@ def registry_from_request(value: Any) -> Any:
                      details={"field": "registry"})
 
 
-def run_replay(history: Any, ruleset: str, registry: Any, settings: dict[str, Any] | None, previous: Any = None) -> Any:
+def run_replay(history: Any, ruleset: str, registry: Any, settings: dict[str, Any] | None, previous: Any = None,
+               evidence: Any = ()) -> Any:
     """engine.replay with its errors turned into named service errors."""
     import engine
 
     try:
-        return engine.replay(history, ruleset, registry, settings=settings or None, previous=previous)
+        return engine.replay(history, ruleset, registry, settings=settings or None, previous=previous,
+                             evidence=evidence)
     except engine.UnknownRuleset as exc:
         raise BadRequest(f"ruleset sconosciuto: {exc.ruleset_id}", code="unknown_ruleset",
                          details={"field": "ruleset", "known": exc.known}) from None
@@ -439,6 +441,7 @@ class Refresher:
     # --- one refresh ---------------------------------------------------------------------------
 
     def _refresh_locked(self, thread_id: int, job: JobClaim | None = None) -> RefreshOutcome:
+        from engine import evidence as engine_evidence
         from scraper.crawl import crawl_thread
         from scraper.errors import ScrapeError
 
@@ -481,7 +484,10 @@ class Refresher:
             return RefreshOutcome(new, False, 0, fetched, not_modified)
         try:
             registry = registry_from_request(rec.registry)
-            audit = run_replay(history_obj, rec.ruleset, registry, rec.settings, previous=self.cached_audit(thread_id))
+            audit = run_replay(history_obj, rec.ruleset, registry, rec.settings, previous=self.cached_audit(thread_id),
+                               evidence=self.stored_evidence(thread_id))
+            found = self._compare_readings(thread_id, history_obj, audit)
+            audit = engine_evidence.attach(audit, found)
         except ServiceError as err:
             self._save_failure(thread_id, err, rec_fetcher.log, job)
             raise
@@ -495,13 +501,49 @@ class Refresher:
         counts = {"changed": True, "replayed": audit.replayed, "fetched": fetched, "not_modified": not_modified}
         new = self.storage.save_refresh(thread_id, history=history, content_hash=digest, audit=audit_doc,
                                         replayed=audit.replayed, pages=pages, log=rec_fetcher.log, fight=fight,
-                                        job=job, job_outcome=counts)
+                                        job=job, job_outcome=counts, evidence=[v.to_dict() for v in found])
         self.remember(thread_id, audit, new.audit_id)
         if fight:
             self._not_fight.pop(thread_id, None)
         else:
             self._not_fight[thread_id] = new.audit_id
         return RefreshOutcome(new, True, audit.replayed, fetched, not_modified)
+
+    def stored_evidence(self, thread_id: int) -> list[Any]:
+        """The thread's tamper evidence found by earlier refreshes, as engine verdicts."""
+        from engine.verdicts import Verdict
+
+        return [Verdict.from_dict(v) for v in self.storage.evidence(thread_id)]
+
+    def _compare_readings(self, thread_id: int, now: Any, audit: Any) -> list[Any]:
+        """What this reading shows against the previous stored one: rolls or schema changed, posts gone
+        (engine.evidence). Nothing when there is no earlier reading or it cannot be read."""
+        from engine import evidence as EV
+        from engine.history import CombatHistory, HistoryFormatError
+
+        earlier = self.storage.history(thread_id)
+        if earlier is None:
+            return []
+        try:
+            before = CombatHistory.from_dict(earlier)
+        except HistoryFormatError:
+            return []
+        before_at, after_at = before.thread.fetched_at, now.thread.fetched_at
+        current = {p.id: p for p in now.posts}
+        found, gone = [], []
+        for old in before.posts:
+            new = current.get(old.id)
+            if new is None:
+                gone.append(old)
+            elif not (old.digest and old.digest == new.digest):  # same source markup: same rolls and schema
+                found += EV.changed_after_publication(old, before_at, new, after_at)
+        read = now.thread.pages_read
+        if gone and (not read or max(read) >= now.thread.pages):  # only a reading to the thread's end says "gone"
+            stored = self.storage.audit(thread_id)
+            moved = EV.moved_verdicts(json.loads(stored.raw).get("posts") or [], audit.to_dict()["posts"],
+                                      {p.id for p in gone}) if stored else []
+            found += [EV.deleted(old, before_at, after_at, moved) for old in gone]
+        return found
 
     def _save_failure(self, thread_id: int, err: ServiceError, log_entries: list[FetchLogEntry],
                       job: JobClaim | None) -> None:
@@ -524,7 +566,8 @@ class Refresher:
         history = self.storage.history(thread_id)
         if history is None:
             return None
-        audit = run_replay(history, rec.ruleset, registry_from_request(rec.registry), rec.settings)
+        audit = run_replay(history, rec.ruleset, registry_from_request(rec.registry), rec.settings,
+                           evidence=self.stored_evidence(thread_id))
         self.remember(thread_id, audit, rec.audit_id)
         return audit
 

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .errors import ServerError
 
@@ -179,7 +179,8 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     def save_refresh(self, thread_id: int, *, history: dict[str, Any], content_hash: str, audit: dict[str, Any],
                      replayed: int, pages: list[PageRecord], log: list[FetchLogEntry], fight: bool | None = None,
-                     job: JobClaim | None = None, job_outcome: dict[str, Any] | None = None) -> ThreadRecord: ...
+                     job: JobClaim | None = None, job_outcome: dict[str, Any] | None = None,
+                     evidence: Sequence[dict[str, Any]] = ()) -> ThreadRecord: ...
 
     @abc.abstractmethod
     def save_unchanged(self, thread_id: int, *, pages: list[PageRecord], log: list[FetchLogEntry],
@@ -194,6 +195,10 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     def history(self, thread_id: int) -> dict[str, Any] | None: ...
+
+    @abc.abstractmethod
+    def evidence(self, thread_id: int) -> list[dict[str, Any]]:
+        """The thread's tamper-evidence verdicts (dicts), oldest first."""
 
     @abc.abstractmethod
     def pages(self, thread_id: int) -> list[PageRecord]: ...
@@ -397,10 +402,25 @@ MIGRATIONS: list[tuple[int, list[str | Sql]]] = [
     )""",
         "CREATE INDEX rate_hits_client ON rate_hits(client, at)",
     ]),
+    (3, [
+        # tamper evidence found by comparing a refresh with the thread's previous reading (engine.evidence): one
+        # verdict per row, with both versions in it; attached to every later audit of the thread
+        """CREATE TABLE evidence (
+        id __PK__,
+        thread_id __BIGINT__ NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+        post_id TEXT NOT NULL,
+        code TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        detected_at TEXT NOT NULL
+    )""",
+        "CREATE INDEX evidence_thread ON evidence(thread_id, id)",
+    ]),
 ]
 
 # Older histories/audits of a thread kept besides the current one (the rest is pruned on write).
 KEEP_VERSIONS = 3
+# Evidence verdicts kept per thread (the newest; docs/service.md): each holds both versions of what changed.
+KEEP_EVIDENCE = 500
 
 _JOB_COLUMNS = ("thread_id, state, generation, attempts, owner, lease_until - __NOW__ AS lease_left, "
                 "__NOW__ - finished_at AS age, error, outcome")
@@ -537,7 +557,8 @@ class SQLStorage(Storage):
 
     def save_refresh(self, thread_id: int, *, history: dict[str, Any], content_hash: str, audit: dict[str, Any],
                      replayed: int, pages: list[PageRecord], log: list[FetchLogEntry], fight: bool | None = None,
-                     job: JobClaim | None = None, job_outcome: dict[str, Any] | None = None) -> ThreadRecord:
+                     job: JobClaim | None = None, job_outcome: dict[str, Any] | None = None,
+                     evidence: Sequence[dict[str, Any]] = ()) -> ThreadRecord:
         now, ts = utcnow(), time.time()
         thread = history.get("thread") or {}
         with self._tx() as c:
@@ -557,6 +578,10 @@ class SQLStorage(Storage):
                  None if fight is None else int(fight), thread_id))
             self._write_pages(c, thread_id, pages)
             self._write_log(c, thread_id, log)
+            if evidence:
+                c.executemany("INSERT INTO evidence(thread_id, post_id, code, verdict, detected_at) "
+                              "VALUES (?, ?, ?, ?, ?)",
+                              [(thread_id, str(v.get("post")), str(v.get("code")), dumps(v), now) for v in evidence])
             self._prune(c, thread_id)
         return self.get_thread(thread_id)
 
@@ -609,6 +634,9 @@ class SQLStorage(Storage):
                 f"DELETE FROM {table} WHERE thread_id=? AND id NOT IN "
                 f"(SELECT id FROM {table} WHERE thread_id=? ORDER BY id DESC LIMIT ?)",
                 (thread_id, thread_id, KEEP_VERSIONS))
+        c.execute("DELETE FROM evidence WHERE thread_id=? AND id NOT IN "
+                  "(SELECT id FROM evidence WHERE thread_id=? ORDER BY id DESC LIMIT ?)",
+                  (thread_id, thread_id, KEEP_EVIDENCE))
 
     # --- reads ----------------------------------------------------------------------------------
 
@@ -631,6 +659,13 @@ class SQLStorage(Storage):
             row = r.one("SELECT h.body FROM threads t JOIN histories h ON h.id = t.history_id WHERE t.id=?",
                         (thread_id,))
         return json.loads(row["body"]) if row else None
+
+    def evidence(self, thread_id: int) -> list[dict[str, Any]]:
+        if not valid_id(thread_id):
+            return []
+        with self._reader() as r:
+            rows = r.all("SELECT verdict FROM evidence WHERE thread_id=? ORDER BY id", (thread_id,))
+        return [json.loads(row["verdict"]) for row in rows]
 
     def pages(self, thread_id: int) -> list[PageRecord]:
         if not valid_id(thread_id):

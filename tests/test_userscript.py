@@ -517,3 +517,33 @@ def test_the_panel_is_a_bar_on_a_narrow_screen(gm_factory, canned_service, forum
     pg.locator("arbitro-layer [data-action=collapse]").click()
     assert not pg.evaluate(f"{panel}.classList.contains('collapsed')")
     assert "Tocca a" in layer_text(pg, ".turn")
+
+
+def test_changed_and_deleted_posts_are_shown_in_the_overlay(gm_factory, canned_service, forum_server):
+    """A post whose roll changed between two readings carries "modificato dopo la pubblicazione" with both reading
+    times beside its badge; the posts gone from the thread are named in the panel (issue #16)."""
+    fight = FIGHTS[0]
+    url = forum_server.url + fight.canonical_path
+    audit = json.loads(json.dumps(canned_service.stored[url]))
+    target = audit["posts"][1]
+    target["verdicts"].append({
+        "code": "dice.changed_after_publication", "severity": "error", "rule": "Arbitro › Prove di modifica",
+        "post": target["id"], "roll": None, "expected": None, "found": None,
+        "message": "I tiri del post sono cambiati dopo la pubblicazione: tiro 1: era 1d12+5 = 9, ora 1d12+5 = 16.",
+        "details": {"before": {"fetched_at": "2026-11-30T10:00:00Z", "rolls": []},
+                    "after": {"fetched_at": "2026-11-30T11:00:00Z", "rolls": []}}})
+    audit["deleted_posts"] = [{"code": "post.deleted", "severity": "warning", "rule": "Arbitro › Prove di modifica",
+                               "post": "999", "message": "Il post 999 di Tizio non è più nella discussione."}]
+    canned_service.stored[url] = audit
+    gm = gm_factory(canned_service.url, timezone_id="Europe/Rome")
+    pg = gm.open(forum_server.url + fight.path)
+    tag = pg.locator(f"arbitro-badge[data-post='{target['id']}'] .tamper")
+    text = tag.inner_text()
+    assert text.startswith("modificato dopo la pubblicazione (letto il 30/11")
+    assert "alle 11:00" in text and "poi di nuovo il 30/11 alle 12:00" in text  # the reader's zone (UTC+1)
+    assert tag.get_attribute("class") == "tamper sev-error"
+    others = [p["id"] for p in audit["posts"] if p["id"] != target["id"]]
+    assert all(pg.locator(f"arbitro-badge[data-post='{pid}'] .tamper").count() == 0 for pid in others)
+    gone = pg.locator("arbitro-layer section.links [data-part=deleted]")
+    assert gone.inner_text().strip() == "· 1 post eliminati dopo la lettura"
+    assert gone.get_attribute("title") == "Il post 999 di Tizio non è più nella discussione."

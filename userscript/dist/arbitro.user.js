@@ -41,7 +41,7 @@
 // @supportURL     __ARBITRO_SERVICE_URL__/
 // ==/UserScript==
 
-// Built by userscript/build.py from userscript/src/ (sources digest 21bfb0e03396). Do not edit by hand.
+// Built by userscript/build.py from userscript/src/ (sources digest f5befa95695b). Do not edit by hand.
 (function arbitroUserscript() {
 "use strict";
 
@@ -197,6 +197,10 @@ const STRINGS = {
     analysing: "Analisi in corso: il servizio sta leggendo il combattimento per la prima volta…",
     analysisSlow: "L'analisi sta richiedendo più del previsto. Riprova tra poco.",
     provisional: "provvisorio — analisi completa in corso",
+    changedAfterPublication: "modificato dopo la pubblicazione",
+    readFirst: "letto",
+    readAgain: "poi di nuovo",
+    deletedPosts: "post eliminati dopo la lettura",
     pageOf: "pagina",
     of: "di",
     stale: "Questa pagina ha post che il servizio non ha ancora valutato.",
@@ -269,6 +273,10 @@ const STRINGS = {
     analysing: "Analysis under way: the service is reading this fight for the first time…",
     analysisSlow: "The analysis is taking longer than expected. Try again shortly.",
     provisional: "provisional — full analysis under way",
+    changedAfterPublication: "changed after publication",
+    readFirst: "read",
+    readAgain: "then again",
+    deletedPosts: "posts deleted after reading",
     pageOf: "page",
     of: "of",
     stale: "This page has posts the service has not checked yet.",
@@ -1191,6 +1199,9 @@ const BASE_CSS = `
 .sev-warning { color:var(--warn); background:var(--warnbg); }
 .sev-error { color:var(--err); background:var(--errbg); }
 .sev-info, .sev-ruling { color:var(--info); background:var(--infobg); }
+.badge.provisional { border-style:dashed; opacity:.8; }
+.tamper { display:inline-block; height:18px; padding:0 6px; border-radius:9px; border:1px solid currentColor;
+  font-weight:700; max-width:360px; overflow:hidden; text-overflow:ellipsis; }
 .strip { display:inline-block; height:18px; padding:0 6px; border-radius:9px; color:var(--fg); background:var(--bg);
   border:1px solid var(--border); font-weight:500; max-width:420px; overflow:hidden; text-overflow:ellipsis; }
 .mark { position:absolute; left:0; bottom:7px; display:inline-block; min-width:15px; height:15px; padding:0 2px;
@@ -1452,15 +1463,35 @@ function scheduleHide() {
   OVERLAY.hideTimer = setTimeout(() => hideTip(false), 250);
 }
 
-function renderBadge(ref, postAudit, settings, theme) {
+// Rolls or schema changed between two readings of the service (engine.evidence): a tag beside the badge with
+// both reading times, so a reader sees it without opening the tooltip.
+const CHANGED_CODES = new Set(["dice.changed_after_publication", "schema.changed_after_publication"]);
+
+function tamperTag(verdicts) {
+  const changed = verdicts.filter((v) => CHANGED_CODES.has(v.code));
+  if (!changed.length) return null;
+  const d = isPlainObject(changed[0].details) ? changed[0].details : {};
+  const before = isPlainObject(d.before) ? d.before.fetched_at : null;
+  const after = isPlainObject(d.after) ? d.after.fetched_at : null;
+  const times = before && after ? `${t("readFirst")} ${fmtWhen(before)}, ${t("readAgain")} ${fmtWhen(after)}` : "";
+  const sev = changed.some((v) => v.severity === "error") ? "error" : "warning";
+  const label = t("changedAfterPublication");
+  return h("span", { class: `tamper sev-${sev}`, title: times ? `${label}: ${times}` : label, "data-code": changed[0].code },
+    times ? `${label} (${times})` : label);
+}
+
+// `provisional`: a page-local audit's badge, drawn dashed and titled as such until the full audit replaces it.
+function renderBadge(ref, postAudit, settings, theme, provisional) {
   const verdicts = asArray(postAudit.verdicts).filter(isPlainObject);
   const s = summarise(verdicts);
   const { host, root } = makeHost("arbitro-badge", "badge", {
     post: ref.id, severity: s.worst, errors: s.error, warnings: s.warning, rulings: s.ruling, infos: s.info,
   });
   host.setAttribute("data-theme", theme);
-  const badge = h("button", { class: `badge sev-${s.worst}`, type: "button", title: badgeTitle(s), "aria-label": badgeTitle(s) },
-    badgeLabel(s));
+  if (provisional) host.setAttribute("data-provisional", "1");
+  const title = provisional ? `${badgeTitle(s)} (${t("provisional")})` : badgeTitle(s);
+  const badge = h("button", { class: `badge sev-${s.worst}${provisional ? " provisional" : ""}`, type: "button",
+    title, "aria-label": title }, badgeLabel(s));
   badge.addEventListener("mouseenter", () => showTip(postAudit, badge));
   badge.addEventListener("mouseleave", () => scheduleHide());
   badge.addEventListener("click", (e) => {
@@ -1471,7 +1502,8 @@ function renderBadge(ref, postAudit, settings, theme) {
   });
   const st = settings.showStrips ? stateFor(postAudit.state, postAudit.character || postAudit.author) : null;
   const text = st ? stripText(st) : "";
-  const wrap = h("div", { class: "wrap" }, badge, text ? h("span", { class: "strip", title: text }, text) : null);
+  const wrap = h("div", { class: "wrap" }, badge, tamperTag(verdicts),
+    text ? h("span", { class: "strip", title: text }, text) : null);
   root.appendChild(wrap);
   // Next to the author's name, as a zero-size box: the forum's own layout does not move.
   const at = ref.authorEl;
@@ -1790,6 +1822,13 @@ function renderLinks(ctx, result) {
   if (report) sec.append(h("a", { href: report, target: "_blank", rel: "noopener noreferrer", "data-action": "report" }, t("report")));
   const when = result && (result.fetched_at || (result.audit.thread && result.audit.thread.fetched_at));
   if (when) sec.append(h("span", { class: "status", title: String(when) }, ` · ${t("fetchedAt")} ${fmtWhen(when)}`));
+  // Posts the service read earlier and the forum no longer shows (post.deleted): named here, they have no badge.
+  const gone = asArray(result && result.audit && result.audit.deleted_posts).filter(isPlainObject);
+  if (gone.length) {
+    const title = gone.map((v) => v.message || v.code).join("\n");
+    sec.append(h("span", { class: "tamper sev-warning", title, "data-part": "deleted" },
+      ` · ${gone.length} ${t("deletedPosts")}`));
+  }
   sec.hidden = !sec.firstChild;
 }
 
@@ -1893,7 +1932,7 @@ function drawAudit(ctx, result) {
   for (const { ref, pa, places } of work) {
     try {
       renderRollMarks(ref, pa, places, theme);
-      wraps.push(renderBadge(ref, pa, ctx.settings, theme));
+      wraps.push(renderBadge(ref, pa, ctx.settings, theme, !!result.provisional));
     } catch (e) {
       console.warn("[arbitro] post", ref.id, e);
     }

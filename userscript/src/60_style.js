@@ -30,6 +30,9 @@ const BASE_CSS = `
 .sev-warning { color:var(--warn); background:var(--warnbg); }
 .sev-error { color:var(--err); background:var(--errbg); }
 .sev-info, .sev-ruling { color:var(--info); background:var(--infobg); }
+.badge.provisional { border-style:dashed; opacity:.8; }
+.tamper { display:inline-block; height:18px; padding:0 6px; border-radius:9px; border:1px solid currentColor;
+  font-weight:700; max-width:360px; overflow:hidden; text-overflow:ellipsis; }
 .strip { display:inline-block; height:18px; padding:0 6px; border-radius:9px; color:var(--fg); background:var(--bg);
   border:1px solid var(--border); font-weight:500; max-width:420px; overflow:hidden; text-overflow:ellipsis; }
 .mark { position:absolute; left:0; bottom:7px; display:inline-block; min-width:15px; height:15px; padding:0 2px;

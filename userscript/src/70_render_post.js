@@ -183,15 +183,35 @@ function scheduleHide() {
   OVERLAY.hideTimer = setTimeout(() => hideTip(false), 250);
 }
 
-function renderBadge(ref, postAudit, settings, theme) {
+// Rolls or schema changed between two readings of the service (engine.evidence): a tag beside the badge with
+// both reading times, so a reader sees it without opening the tooltip.
+const CHANGED_CODES = new Set(["dice.changed_after_publication", "schema.changed_after_publication"]);
+
+function tamperTag(verdicts) {
+  const changed = verdicts.filter((v) => CHANGED_CODES.has(v.code));
+  if (!changed.length) return null;
+  const d = isPlainObject(changed[0].details) ? changed[0].details : {};
+  const before = isPlainObject(d.before) ? d.before.fetched_at : null;
+  const after = isPlainObject(d.after) ? d.after.fetched_at : null;
+  const times = before && after ? `${t("readFirst")} ${fmtWhen(before)}, ${t("readAgain")} ${fmtWhen(after)}` : "";
+  const sev = changed.some((v) => v.severity === "error") ? "error" : "warning";
+  const label = t("changedAfterPublication");
+  return h("span", { class: `tamper sev-${sev}`, title: times ? `${label}: ${times}` : label, "data-code": changed[0].code },
+    times ? `${label} (${times})` : label);
+}
+
+// `provisional`: a page-local audit's badge, drawn dashed and titled as such until the full audit replaces it.
+function renderBadge(ref, postAudit, settings, theme, provisional) {
   const verdicts = asArray(postAudit.verdicts).filter(isPlainObject);
   const s = summarise(verdicts);
   const { host, root } = makeHost("arbitro-badge", "badge", {
     post: ref.id, severity: s.worst, errors: s.error, warnings: s.warning, rulings: s.ruling, infos: s.info,
   });
   host.setAttribute("data-theme", theme);
-  const badge = h("button", { class: `badge sev-${s.worst}`, type: "button", title: badgeTitle(s), "aria-label": badgeTitle(s) },
-    badgeLabel(s));
+  if (provisional) host.setAttribute("data-provisional", "1");
+  const title = provisional ? `${badgeTitle(s)} (${t("provisional")})` : badgeTitle(s);
+  const badge = h("button", { class: `badge sev-${s.worst}${provisional ? " provisional" : ""}`, type: "button",
+    title, "aria-label": title }, badgeLabel(s));
   badge.addEventListener("mouseenter", () => showTip(postAudit, badge));
   badge.addEventListener("mouseleave", () => scheduleHide());
   badge.addEventListener("click", (e) => {
@@ -202,7 +222,8 @@ function renderBadge(ref, postAudit, settings, theme) {
   });
   const st = settings.showStrips ? stateFor(postAudit.state, postAudit.character || postAudit.author) : null;
   const text = st ? stripText(st) : "";
-  const wrap = h("div", { class: "wrap" }, badge, text ? h("span", { class: "strip", title: text }, text) : null);
+  const wrap = h("div", { class: "wrap" }, badge, tamperTag(verdicts),
+    text ? h("span", { class: "strip", title: text }, text) : null);
   root.appendChild(wrap);
   // Next to the author's name, as a zero-size box: the forum's own layout does not move.
   const at = ref.authorEl;

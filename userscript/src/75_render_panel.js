@@ -250,6 +250,13 @@ function renderLinks(ctx, result) {
   if (report) sec.append(h("a", { href: report, target: "_blank", rel: "noopener noreferrer", "data-action": "report" }, t("report")));
   const when = result && (result.fetched_at || (result.audit.thread && result.audit.thread.fetched_at));
   if (when) sec.append(h("span", { class: "status", title: String(when) }, ` · ${t("fetchedAt")} ${fmtWhen(when)}`));
+  // Posts the service read earlier and the forum no longer shows (post.deleted): named here, they have no badge.
+  const gone = asArray(result && result.audit && result.audit.deleted_posts).filter(isPlainObject);
+  if (gone.length) {
+    const title = gone.map((v) => v.message || v.code).join("\n");
+    sec.append(h("span", { class: "tamper sev-warning", title, "data-part": "deleted" },
+      ` · ${gone.length} ${t("deletedPosts")}`));
+  }
   sec.hidden = !sec.firstChild;
 }
 

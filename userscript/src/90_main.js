@@ -48,7 +48,7 @@ function drawAudit(ctx, result) {
   for (const { ref, pa, places } of work) {
     try {
       renderRollMarks(ref, pa, places, theme);
-      wraps.push(renderBadge(ref, pa, ctx.settings, theme));
+      wraps.push(renderBadge(ref, pa, ctx.settings, theme, !!result.provisional));
     } catch (e) {
       console.warn("[arbitro] post", ref.id, e);
     }
