@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Union
 
-from engine.fastdata import maker
 from engine.history import DamageCalc, DamageTerm
 
 from scraper.dicetag import _VS, clean_markup  # the same "A vs B" reading as dice labels
@@ -84,9 +83,6 @@ def _kind_of(header: str, body: str) -> str:
     return "normale"
 
 
-# DamageTerm and DamageCalc filled directly (see dicetag._roll): the frozen __init__ costs three times more.
-_term = maker(DamageTerm)  # fast constructors (engine.fastdata)
-_calc = maker(DamageCalc)
 _OPS = {"x": "*", "×": "*", ":": "/", "÷": "/"}
 
 
@@ -357,11 +353,11 @@ def _flat(items: list, op: str | None = None) -> list[DamageTerm]:
         if isinstance(it, _Group):
             out.extend(_flat(it.items, first_op))
         else:
-            out.append(_term(first_op, it.name, float(it.value)))
+            out.append(DamageTerm(first_op, it.name, float(it.value)))
             if it.note:
                 out.extend(_flat(it.note, "+"))
             if it.said is not None:
-                out.append(_term(it.said[0], "", float(it.said[1])))
+                out.append(DamageTerm(it.said[0], "", float(it.said[1])))
     return out
 
 
@@ -398,7 +394,7 @@ def _step_terms(items: list) -> list[DamageTerm]:
     if not _restated(items):
         return _flat(items)
     said = items[0].said
-    return ([_term(said[0], "", float(said[1]))] if said is not None else []) + _flat(items[1:])
+    return ([DamageTerm(said[0], "", float(said[1]))] if said is not None else []) + _flat(items[1:])
 
 
 def _chain(value: _Num | None, items: list) -> tuple[_Num | None, bool]:
@@ -486,7 +482,7 @@ def _parse_line(line: str) -> DamageCalc | None:
         else:
             actor = who.strip() or None
             target = actor if kind == "cura" else None
-    return _calc(line.strip(), tech, actor, target, kind, tuple(terms), result, _resource(unit, kind),
+    return DamageCalc(line.strip(), tech, actor, target, kind, tuple(terms), result, _resource(unit, kind),
                  _number_of(value))
 
 

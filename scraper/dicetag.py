@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
-from engine.fastdata import maker
 from engine.history import DiceLabel, Modifier, Roll
 
 from scraper.errors import DiceExpressionError
@@ -14,9 +13,6 @@ from scraper.errors import DiceExpressionError
 
 # A frozen dataclass's __init__ sets every field through object.__setattr__: `maker` gives the new instance
 # its dict in one piece, the same object (eq, hash, repr, pickle) in a third of the time.
-_roll = maker(Roll)
-_dice_label = maker(DiceLabel)
-_modifier = maker(Modifier)
 
 # Resource limits of an expression: a forum roller never shows more, and they keep every check cheap.
 MAX_COUNT = 100
@@ -181,7 +177,7 @@ def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
     # Fast path: the canonical `+2 [Raggio Corto] +6 [Destrezza]` with only separators in between
     # (one pattern checks the whole text, then the terms are read in one call).
     if _CANONICAL_ALL.fullmatch(text) is not None:
-        return tuple([_modifier(-int(amount) if sign == "-" else int(amount), label.strip(" :.-"))
+        return tuple([Modifier(-int(amount) if sign == "-" else int(amount), label.strip(" :.-"))
                       for sign, amount, label in _CANONICAL_MODIFIER.findall(text)]), False
     mods: list[Modifier] = []
     leftover = False
@@ -199,7 +195,7 @@ def parse_modifiers(text: str) -> tuple[tuple[Modifier, ...], bool]:
         else:
             amount = int(m.group("n3"))
             label = m.group("l3")
-        mods.append(_modifier(amount, (label or "").strip(" :.-")))
+        mods.append(Modifier(amount, (label or "").strip(" :.-")))
     if text[pos:].strip(_SEPARATOR_CHARS):
         leftover = True
     return tuple(mods), leftover
@@ -245,7 +241,7 @@ def _vs_search(text: str) -> re.Match[str] | None:
 def _parse_label(raw: str) -> DiceLabel:
     text = clean_markup(raw[:MAX_LABEL_PARSE])
     if not text:
-        return _dice_label(raw, None, (), None, (), (), "empty")
+        return DiceLabel(raw, None, (), None, (), (), "empty")
     # The common "Azione [Tecnica] (A vs B)…": one pattern splits it, and what the general reading below
     # would find follows from its shape: with one [..] and one (..) before the tail, the brackets balance
     # when the tail's do, the (..) is the first group and names "A vs B", the [..] holds the techniques.
@@ -351,7 +347,7 @@ def _label_rest(raw: str, errors: list[str], action_text: str, tech_groups: list
     modifiers, leftover = parse_modifiers(tail)
     if leftover:
         errors.append("unparsed_modifiers")
-    return _dice_label(raw, action, tuple(techniques), actor, targets, modifiers, errors[0] if errors else None)
+    return DiceLabel(raw, action, tuple(techniques), actor, targets, modifiers, errors[0] if errors else None)
 
 
 # --- rolls ---------------------------------------------------------------------------------------
@@ -441,7 +437,7 @@ def make_roll(*, expression: str, faces: Iterable[Any] | None, total: Any, label
             tag = parse_label(label_text)
     else:
         tag = None
-    return _roll(norm, count, sides, constant, face_tuple, total_value, label_text, tag, source,
+    return Roll(norm, count, sides, constant, face_tuple, total_value, label_text, tag, source,
                  not problems, tuple(problems))
 
 
@@ -460,7 +456,6 @@ class TextRoll:
     kind: Literal["rendered", "typed"]
 
 
-_text_roll = maker(TextRoll)
 
 _QUICK = re.compile(r"[dD]\s?[0-9]")
 # A total is never the count of the next expression ("1d6 = 1d6 = 3", "1d1 =1d1 ="): after its digits, no
@@ -816,7 +811,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             expr = normalise_expression(*parse_expression(expr_raw))
         except DiceExpressionError:
             expr = expr_raw
-        found.append(_text_roll(start, end, expr, None, None, clean_markup(label), "typed"))
+        found.append(TextRoll(start, end, expr, None, None, clean_markup(label), "typed"))
     tag_i = 0
     last_end = 0
     n = len(text)
@@ -841,7 +836,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
             if after:
                 expr, count, constant = _expr_of(m.group(1), m.group(2), m.group(3) + after.group(1))
                 faces = tuple(int(x) for x in _NUM.findall(fb.group(1)))
-                found.append(_text_roll(fb.start(), after.end(), expr, faces, int(after.group(2)),
+                found.append(TextRoll(fb.start(), after.end(), expr, faces, int(after.group(2)),
                                         _label_before(text, fb.start(), max(last_end, passed_end)),
                                         "rendered"))
                 last_end = after.end()
@@ -850,7 +845,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
         if comp is not None:
             end, written, faces, total, rendered = comp
             if total is not None:
-                found.append(_text_roll(ms, end, written, faces, total,
+                found.append(TextRoll(ms, end, written, faces, total,
                                         _label_before(text, ms, max(last_end, passed_end)),
                                         "rendered" if rendered or faces is not None else "typed"))
             last_end = end
@@ -895,7 +890,7 @@ def find_text_rolls(text: str) -> list[TextRoll]:
                 total = int(rt.group(2))
                 consumed = rt.end() - me
         end = me + consumed
-        found.append(_text_roll(ms, end, expr, faces, total, _label_before(text, ms, max(last_end, passed_end)),
+        found.append(TextRoll(ms, end, expr, faces, total, _label_before(text, ms, max(last_end, passed_end)),
                                 "rendered" if rendered or faces is not None else "typed"))
         last_end = end
     if len(found) > 1:

@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from engine.fastdata import evolve
 from engine.gcpause import collector_paused
 from engine.history import CombatHistory, Post, Registry, Thread
 from scraper.errors import NotAThread, ParseError, ScrapeError, TooManyPosts
@@ -126,7 +125,7 @@ def _parse_page(data: bytes, url: str, *, platform: str, config: ConfigArg, fetc
             page = adapter.parse(doc, url, cfg, now=now)
         check_post_count(len(page.posts))
         posts = pair_gm_posts(page.posts, cfg)
-        return evolve(page, posts=posts, fetched_at=now.astimezone(timezone.utc).isoformat() if now else None)
+        return replace(page, posts=posts, fetched_at=now.astimezone(timezone.utc).isoformat() if now else None)
     except ScrapeError:
         raise
     except (ValueError, TypeError, AttributeError, IndexError, KeyError, etree.LxmlError, RecursionError) as exc:

@@ -5,16 +5,10 @@ import re
 import unicodedata
 from typing import Iterable, Mapping, Sequence
 
-from engine.fastdata import maker
 from engine.history import PostSchema, RegistroEntry, Resource, Stat
 
 from scraper.dicetag import clean_markup
 
-# Fast constructors (engine.fastdata): the same values, without the frozen __init__'s setattr per field.
-_make_entry = maker(RegistroEntry)
-_resource = maker(Resource)
-_stat = maker(Stat)
-_post_schema = maker(PostSchema)
 
 # Lowercased alias → canonical pool name. Clashes between rulesets, resolved here once:
 # * "PF" is Punti Fatica in `poteri` and Punti Ferita in `starfinder`: both are canonical "PF"; the
@@ -314,7 +308,7 @@ def _core_entries(text: str, pats: dict[str, re.Pattern[str]], aliases: Mapping[
     entries = []
     for m, label in zip(cores, labels):
         amt = m.group("amt") or m.group("amt2")
-        entries.append(_make_entry(amount=_signed(amt), resource=_canon(m.group("res") or m.group("res2"), aliases),
+        entries.append(RegistroEntry(amount=_signed(amt), resource=_canon(m.group("res") or m.group("res2"), aliases),
                                    label=label, raw=raw))
     return entries
 
@@ -333,7 +327,7 @@ def _part_entries(line: str, pats: dict[str, re.Pattern[str]],
         tail = text[max(m.end("amt"), m.end("res")):]
         if ("-" not in tail and "+" not in tail) or not any(  # a change has a sign
                 _depth0(tail, c.start()) for c in pats["core"].finditer(tail)):
-            return [_make_entry(amount=_signed(m.group("amt")), resource=_canon(m.group("res"), aliases),
+            return [RegistroEntry(amount=_signed(m.group("amt")), resource=_canon(m.group("res"), aliases),
                                 label=_clean_label(label), raw=line.strip())]
     return _core_entries(text, pats, aliases, line.strip())
 
@@ -582,14 +576,14 @@ def _cells_values(line: str, cells: list[tuple[int, re.Match[str]]], aliases: Ma
             if name not in seen:
                 seen.add(name)
                 mx = m.group("max")
-                pools.append((name, _resource(current=int(m.group("cur")), max=int(mx) if mx else None)))
+                pools.append((name, Resource(current=int(m.group("cur")), max=int(mx) if mx else None)))
         else:
             stat_at = start if stat_at is None else stat_at
             name = _STAT_CANON[m.group("name")]
             if name not in seen_stats:
                 seen_stats.add(name)
                 bonus = m.group("bonus")
-                line_stats.append((name, _stat(base=int(m.group("base")), bonus=_signed(bonus) if bonus else 0)))
+                line_stats.append((name, Stat(base=int(m.group("base")), bonus=_signed(bonus) if bonus else 0)))
     stat_first = stat_at if stat_at is None or line_first is None else min(line_first, stat_at)
     return (tuple(pools), _strength(line, line_first) if line_first is not None else 1, tuple(line_stats),
             _strength(line, stat_first) if stat_first is not None else 1, ())
@@ -613,13 +607,13 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
         m = _ONE_POOL.fullmatch(low)
         if m:
             mx = m.group("max")
-            return (((_canon(m.group("name"), aliases), _resource(current=int(m.group("cur")),
+            return (((_canon(m.group("name"), aliases), Resource(current=int(m.group("cur")),
                                                                  max=int(mx) if mx else None)),),
                     2, (), 1, ())
         m = _ONE_STAT.fullmatch(low)
         if m:
             bonus = m.group("bonus")
-            return ((), 1, ((_STAT_CANON[m.group("name")], _stat(base=int(m.group("base")),
+            return ((), 1, ((_STAT_CANON[m.group("name")], Stat(base=int(m.group("base")),
                                                                  bonus=_signed(bonus) if bonus else 0)),), 2, ())
         if "|" in low:
             # "PV: 47/52 | PE: 25/40", "Forza 5 (+1) | Mente 4": cells each one pool or one stat, read as
@@ -682,7 +676,7 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
             continue
         seen.add(name)
         mx = _int(m.group("max")) if m.group("max") else None
-        pools.append((name, _resource(current=_int(m.group("cur")), max=mx)))
+        pools.append((name, Resource(current=_int(m.group("cur")), max=mx)))
     stat_spans: list[tuple[int, int]] = []
     line_stats: list[tuple[str, Stat]] = []
     seen = set()
@@ -698,7 +692,7 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
         if name not in seen:
             seen.add(name)
             bonus = _signed(m.group("bonus")) if m.group("bonus") else 0
-            line_stats.append((name, _stat(base=int(m.group("base")), bonus=bonus)))
+            line_stats.append((name, Stat(base=int(m.group("base")), bonus=bonus)))
     any_stats: list[tuple[str, Stat]] = []
     for m in (pats["stat_any"].finditer(line) if "(" in line and _BONUS_OPEN.search(line) else ()):
         if any(m.start() < e and s < m.end() for s, e in stat_spans + pool_spans + skip):
@@ -707,7 +701,7 @@ def _line_values(line: str, pats: dict[str, re.Pattern[str]], pool_words: frozen
         if name.lower() in aliases or name.lower() in RESOURCE_ALIASES or name in seen:
             continue
         seen.add(name)
-        any_stats.append((name, _stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))))
+        any_stats.append((name, Stat(base=int(m.group("base")), bonus=_signed(m.group("bonus")))))
     stat_level = _strength(line, stat_first) if stat_first is not None else 1
     return tuple(pools), pool_level, tuple(line_stats), stat_level, tuple(any_stats)
 
@@ -850,7 +844,7 @@ def parse_schema(text: str, *, sheet_url: str | None = None, links: Iterable[obj
         missing.append("stats")
     if registro is None or registro_unread:
         missing.append("registro")  # none, or some change in it not read (the entries read are kept)
-    return _post_schema(sheet_url=sheet_url, resources=resources, stats=stats,
+    return PostSchema(sheet_url=sheet_url, resources=resources, stats=stats,
                       registro=tuple(registro) if registro is not None else None,
                       missing=tuple(missing), character=character)
 

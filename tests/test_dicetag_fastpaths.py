@@ -6,7 +6,6 @@ answer as the functions they remember, the fast patterns match as the patterns t
 constructors build what the dataclasses build."""
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 
 from hypothesis import example, given, settings
@@ -146,21 +145,6 @@ def test_fast_keyword_pattern_is_the_keyword_pattern(text, p):
     got, want = new._KEYWORD_FAST.match(text, p), _KEYWORD.match(text, p)
     assert (got and got.span()) == (want and want.span())
     assert new._has_keyword(text) is (_KEYWORD.search(text) is not None)
-
-
-def test_filled_dataclasses_are_the_constructed_ones():
-    tag = new._dice_label("Attacco (A vs B)", "Attacco", ("X",), "A", ("B",),
-                          (new._modifier(2, "Raggio"),), None)
-    ref_tag = DiceLabel(raw="Attacco (A vs B)", action="Attacco", techniques=("X",), actor="A", targets=("B",),
-                        modifiers=(Modifier(amount=2, label="Raggio"),), error=None)
-    roll = new._roll("1d12+6", 1, 12, 6, (7,), 13, "Attacco (A vs B)", tag, "forum_roller", True, ())
-    ref = Roll(expression="1d12+6", count=1, sides=12, constant=6, faces=(7,), total=13, label="Attacco (A vs B)",
-               tag=ref_tag, source="forum_roller", authentic=True, problems=())
-    tr = new._text_roll(0, 5, "1d6", None, 3, "x", "typed")
-    for got, want in ((roll, ref), (tag, ref_tag), (tr, TextRoll(0, 5, "1d6", None, 3, "x", "typed"))):
-        assert type(got) is type(want) and got == want and hash(got) == hash(want) and repr(got) == repr(want)
-        assert list(vars(got).items()) == list(vars(want).items())
-        assert pickle.dumps(got) == pickle.dumps(want)
 
 
 def test_a_changed_dataclass_is_still_constructed_right():

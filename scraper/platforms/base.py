@@ -10,7 +10,6 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 from lxml import etree
 
-from engine.fastdata import maker
 from engine.history import Post, PostSchema, Roll
 from scraper.dicetag import find_text_rolls, make_roll
 from scraper.errors import NotAThread, PageTooDeep, TooManyPages, UnsupportedPlatform
@@ -759,7 +758,6 @@ def roles_for(author: str, group: str | None, config: ForumConfig) -> str:
     return "player"
 
 
-_new_post = maker(Post)  # the same Post, without the frozen __init__'s setattr per field
 
 # Invisible format characters a name may carry at its ends (direction marks pasted with an RTL nick, a BOM, a
 # zero-width space): the same member must have one name on every post. Inside a name they stay (emoji joiners).
@@ -811,7 +809,7 @@ def build_post(parts: PostParts, *, page: int, ctx: ParseContext, source: str, d
     author = clean_name(parts.author) or ""
     timestamp = parts.timestamp or parse_forum_date(parts.date_text, tz, now=ctx.now)
     edited_at = parse_forum_date(parts.edited_text, tz, now=ctx.now) if parts.edited_text else None
-    return _new_post(
+    return Post(
         id=parts.id,
         page=page,
         url=parts.anchor_url,

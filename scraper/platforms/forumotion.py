@@ -3,14 +3,13 @@ their content) paired with the player post they answer."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Sequence
 from urllib.parse import urlsplit
 
 from lxml import etree
 
-from engine.fastdata import evolve
 from engine.history import Post, Roll
 from scraper.dicetag import make_roll
 from scraper.errors import NotAThread
@@ -216,7 +215,7 @@ class Forumotion:
                               edited_by=edited_by, edited_text=edited_text, anchor_url=f"{page_url}#{pid}",
                               extra_rolls=gm_rolls_of(dice) if dice else [])
             post = build_post(parts, page=page_no, ctx=ctx, source="forumotion_gm", dice_test=dice_test)
-            posts.append(evolve(post, role="gm_bot") if dice and post.role != "gm_bot" else post)
+            posts.append(replace(post, role="gm_bot") if dice and post.role != "gm_bot" else post)
         if not posts:
             raise NotAThread("nessun messaggio trovato nella pagina Forumotion")
         urls: tuple[str, ...] = (url,)
@@ -478,8 +477,8 @@ def pair_gm_posts(posts: Sequence[Post], config: ForumConfig) -> tuple[Post, ...
             new_rolls.append(make_roll(expression=roll.expression,
                                        faces=roll.faces if roll.faces is not None else [None], total=roll.total,
                                        label=label, source="forumotion_gm"))
-        out[target] = evolve(player, rolls=player.rolls + tuple(new_rolls))
-        out[i] = evolve(gm, rolls=(), answers=player.id)
+        out[target] = replace(player, rolls=player.rolls + tuple(new_rolls))
+        out[i] = replace(gm, rolls=(), answers=player.id)
     return tuple(out)
 
 
