@@ -2,8 +2,8 @@
 outputs on a fixed corpus — hypothesis samples of the strategies below and every roll label, post body and
 argument the parser passes on the fixture and real pages — are frozen in tests/golden/dicetag.json.gz
 (tests/golden/make_fastpath_golden.py says how). Also here: the fast paths' properties on random inputs (the caches
-answer as the functions they remember, the fast patterns match as the patterns they stand for) and the fast
-constructors build what the dataclasses build."""
+answer as the functions they remember, the fast patterns match as the patterns they stand for) and
+engine.fastdata.maker builds what a dataclass builds."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
