@@ -82,6 +82,7 @@ class ForumTimeout(ServiceError):
 def from_scrape_error(exc: Exception) -> ServiceError:
     """Map a scraper error (by class, then by `.code`) to the service error with the right status."""
     from scraper import errors as se
+    from scraper.crawl import BadSource
 
     code = getattr(exc, "code", None) or "scrape_error"
     message = getattr(exc, "message", None) or str(exc)
@@ -106,7 +107,7 @@ def from_scrape_error(exc: Exception) -> ServiceError:
         cls = TooLarge
     elif isinstance(exc, (se.NotAThread, se.UnsupportedPlatform, se.ParseError)):
         cls = Unprocessable
-    elif code == "bad_source":
+    elif isinstance(exc, BadSource):  # the client's sources (bad_source, not_found, bad_saved_at): its input
         cls = BadRequest
     else:
         cls = ForumFailed
