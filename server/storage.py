@@ -414,6 +414,8 @@ MIGRATIONS: list[tuple[int, list[str | Sql]]] = [
         detected_at TEXT NOT NULL
     )""",
         "CREATE INDEX evidence_thread ON evidence(thread_id, id)",
+        # the shared conditional-GET cache is bounded: the oldest entries go first (KEEP_FETCH_CACHE)
+        "CREATE INDEX fetch_cache_stored ON fetch_cache(stored_at)",
     ]),
 ]
 
@@ -421,6 +423,8 @@ MIGRATIONS: list[tuple[int, list[str | Sql]]] = [
 KEEP_VERSIONS = 3
 # Evidence verdicts kept per thread (the newest; docs/service.md): each holds both versions of what changed.
 KEEP_EVIDENCE = 500
+# Pages kept in the shared conditional-GET cache (the most recently stored; an evicted page costs one full download).
+KEEP_FETCH_CACHE = 10_000
 
 _JOB_COLUMNS = ("thread_id, state, generation, attempts, owner, lease_until - __NOW__ AS lease_left, "
                 "__NOW__ - finished_at AS age, error, outcome")
@@ -809,6 +813,8 @@ class SQLStorage(Storage):
                       "status=excluded.status, headers=excluded.headers, encoding=excluded.encoding, "
                       "sha256=excluded.sha256, body=excluded.body, stored_at=excluded.stored_at",
                       (url, final_url, status, dumps(headers), encoding, sha256, body, stored_at))
+            c.execute("DELETE FROM fetch_cache WHERE stored_at < (SELECT stored_at FROM fetch_cache "
+                      "ORDER BY stored_at DESC LIMIT 1 OFFSET ?)", (KEEP_FETCH_CACHE - 1,))
 
     # --- audit creations per client ---------------------------------------------------------------
 

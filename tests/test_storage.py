@@ -517,7 +517,7 @@ def test_concurrent_workers_claim_each_job_once(store, target, opened):
 
 # --- what processes share about the forums ---------------------------------------------------------
 
-def test_shared_fetch_cache_and_robots(store):
+def test_shared_fetch_cache_and_robots(store, monkeypatch):
     from scraper.fetch import CacheEntry
     from scraper.politeness import RobotsRecord
     from server.pg import DbFetchCache, DbRobotsStore
@@ -536,6 +536,14 @@ def test_shared_fetch_cache_and_robots(store):
     assert cache.load(entry.url).etag == '"y"' and store.count("fetch_cache") == 1
     _exec(store, "UPDATE fetch_cache SET sha256='0' WHERE url=?", (entry.url,))
     assert cache.load(entry.url) is None  # a body that does not match its hash is a miss
+
+    # bounded: past KEEP_FETCH_CACHE pages the oldest stored go first
+    monkeypatch.setattr("server.storage.KEEP_FETCH_CACHE", 3)
+    for i in range(5):
+        cache.store(entry.__class__(**{**entry.__dict__, "url": f"http://f/?t={i + 10}",
+                                       "stored_at": f"2026-01-0{i + 2}T00:00:00Z"}))
+    assert store.count("fetch_cache") == 3
+    assert [cache.load(f"http://f/?t={i + 10}") is not None for i in range(5)] == [False, False, True, True, True]
 
     robots = DbRobotsStore(store)
     assert robots.load("http://f") is None
