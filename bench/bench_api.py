@@ -11,6 +11,12 @@ a throwaway cluster of Debian's PostgreSQL, as the tests start it) measures warm
 for each N of `--processes`, in one run, and prints N processes against 1 (target ≥ 1.6× on 2 cores) and
 PostgreSQL against SQLite for one process. The clients run in `--client-procs` processes of their own (threads of
 one Python process would be bounded by its interpreter lock before the service is).
+
+Page views (issue #16 §2): `python bench/bench_api.py --page-views [--page-size 25] [--rounds 5]` stores a 1,000-
+and a 5,000-post thread and measures, in rotating order over the rounds: /healthz, each thread's full GET, each
+thread's page view (`posts=` a middle page's ids), the same page view conditional (If-None-Match → 304), and page
+views of 40 different pages asked in turn; bytes (gzipped as sent, and JSON), p50/p95, the p95 spread over rounds,
+the service's CPU per request; ratios page view 5,000 / 1,000 (bytes, p95) and page view / healthz (targets ≤ 1.2×).
 """
 from __future__ import annotations
 
@@ -39,7 +45,7 @@ for p in (ROOT, ROOT / "bench"):
 URL = "https://bench.forumfree.it/?t=1"
 
 
-def seed(db: str, n_posts: int) -> tuple[int, int, int]:
+def seed(db: str, n_posts: int, url: str = URL) -> tuple[int, int, int]:
     """Store a replayed n-post `guida` fight as a refresh would; returns (thread id, JSON bytes, gzipped bytes)."""
     from bench_replay import generate  # the engine's generated fight
     from engine import replay
@@ -49,7 +55,7 @@ def seed(db: str, n_posts: int) -> tuple[int, int, int]:
     history = generate(n_posts)
     audit = replay(history, "guida")
     store = open_storage(db)
-    rec = store.get_or_create_thread(URL, "guida")
+    rec = store.get_or_create_thread(url, "guida")
     h = history.to_dict()
     doc = audit.to_dict()
     store.save_refresh(rec.id, history=h, content_hash=history_hash(h), audit=doc, replayed=audit.replayed,
@@ -79,11 +85,14 @@ def start_service(tmp: str, db: str, workers: int | None = None) -> tuple[subpro
     raise SystemExit("the service did not start")
 
 
-def measure(base: str, path: str, clients: int, total: int, max_seconds: float, decode: bool = False,
-            raw: bool = False) -> dict:
+def measure(base: str, path: str | list[str], clients: int, total: int, max_seconds: float, decode: bool = False,
+            raw: bool = False, headers: dict[str, str] | None = None, expect: int = 200) -> dict:
     """`total` GETs of `path` shared by `clients` threads, each on its own keep-alive connection, accepting gzip
     (decoded only with `decode`: the clients share this machine's cores with the service, where real readers'
-    browsers decode on their own); stopped at max_seconds."""
+    browsers decode on their own); stopped at max_seconds. A list of paths is asked in turn (request i asks
+    path i mod len); an answer other than `expect` counts as an error."""
+    paths = [path] if isinstance(path, str) else path
+    sent = {"Accept-Encoding": "gzip", **(headers or {})}
     host, port = base.split("//", 1)[1].split(":")
     latencies: list[float] = []
     errors = [0]
@@ -91,8 +100,8 @@ def measure(base: str, path: str, clients: int, total: int, max_seconds: float, 
     counter = [0]
     stop_at = time.monotonic() + max_seconds
 
-    def one(conn: http.client.HTTPConnection) -> int:
-        conn.request("GET", path, headers={"Accept-Encoding": "gzip"})
+    def one(conn: http.client.HTTPConnection, i: int = 0) -> int:
+        conn.request("GET", paths[i % len(paths)], headers=sent)
         r = conn.getresponse()
         body = r.read()
         if r.getheader("Content-Encoding") == "gzip":
@@ -106,19 +115,20 @@ def measure(base: str, path: str, clients: int, total: int, max_seconds: float, 
             with lock:
                 if counter[0] >= total:
                     break
+                i = counter[0]
                 counter[0] += 1
             t0 = time.perf_counter()
-            status = one(conn)
+            status = one(conn, i)
             local.append(time.perf_counter() - t0)
-            if status != 200:
+            if status != expect:
                 errors[0] += 1
         conn.close()
         with lock:
             latencies.extend(local)
 
     warm = http.client.HTTPConnection(host, int(port), timeout=30)
-    for _ in range(3):  # warm up: the first answer of a thread is encoded and cached
-        one(warm)
+    for i in range(3):  # warm up: the first answer of a thread is encoded and cached
+        one(warm, i)
     warm.close()
     threads = [threading.Thread(target=worker) for _ in range(clients)]
     t0 = time.perf_counter()
@@ -280,6 +290,147 @@ def scale_out(args: argparse.Namespace) -> int:
     return 0
 
 
+URLS = {1000: URL, 5000: "https://bench.forumfree.it/?t=5"}
+
+
+def _page_path(url: str, ids: list[str]) -> str:
+    return "/api/v1/threads?" + urlencode({"url": url, "posts": ",".join(ids)}, safe=",")
+
+
+def _page(n_posts: int, index: int, size: int) -> list[str]:
+    """Post ids of page `index` (0-based) of `size` posts: `bench_replay.generate` numbers its posts from 1000."""
+    return [str(1000 + i) for i in range(index * size, min(n_posts, (index + 1) * size))]
+
+
+def _once(base: str, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    host, port = base.split("//", 1)[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    conn.request("GET", path, headers={"Accept-Encoding": "gzip", **(headers or {})})
+    r = conn.getresponse()
+    body = r.read()
+    conn.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds the process `pid` has used (Linux /proc; 0 elsewhere)."""
+    try:
+        raw = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = raw[raw.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _p95(latencies: list[float]) -> float:
+    xs = sorted(latencies)
+    return xs[min(len(xs) - 1, int(len(xs) * 0.95))] * 1000 if xs else 0.0
+
+
+def _spread(values: list[float], fmt: str = ".2f") -> str:
+    return f"{format(statistics.median(values), fmt)} ({format(min(values), fmt)}–{format(max(values), fmt)})"
+
+
+def page_views(args: argparse.Namespace) -> int:
+    """Issue #16 §2: a page view of a 1,000- and of a 5,000-post thread next to their full GETs and /healthz."""
+    size, rounds = args.page_size, args.rounds
+    with tempfile.TemporaryDirectory(prefix="arbitro-bench-") as tmp:
+        db = f"{tmp}/bench.sqlite3"
+        stored = {n: seed(db, n, URLS[n]) for n in URLS}
+        proc, base = start_service(tmp, db)
+        try:
+            # (name, paths, headers, expected status, requests per round)
+            per = max(20, args.requests // rounds)
+            endpoints: list[tuple[str, Any, dict[str, str] | None, int, int]] = [("/healthz", "/healthz", None, 200, per)]
+            for n, url in URLS.items():
+                full_n = max(20, (per if n == 1000 else per // 5))  # a 5,000-post answer is ~1 MB gzipped
+                endpoints.append((f"full thread {n:,}", "/api/v1/threads?" + urlencode({"url": url}), None, 200,
+                                  full_n))
+            for n, url in URLS.items():
+                middle = n // size // 2
+                path = _page_path(url, _page(n, middle, size))
+                status, headers, _ = _once(base, path)
+                assert status == 200 and "etag" in headers, (status, headers)
+                endpoints.append((f"page view {n:,}", path, None, 200, per))
+                endpoints.append((f"page view {n:,}, 304", path, {"If-None-Match": headers["etag"]}, 304, per))
+                # readers on different pages: 40 pages around the middle, asked in turn (the same count for both
+                # threads, so only the thread's length differs)
+                first = max(0, middle - 20)
+                turn = [_page_path(url, _page(n, i, size)) for i in range(first, first + 40)]
+                endpoints.append((f"page view {n:,}, pages in turn", turn, None, 200, per))
+            sizes: dict[str, tuple[int, int]] = {}
+            for name, paths, headers, expect, _ in endpoints:
+                status, got, body = _once(base, paths if isinstance(paths, str) else paths[0], headers)
+                assert status == expect, (name, status)
+                plain = zlib.decompress(body, 31) if got.get("content-encoding") == "gzip" else body
+                sizes[name] = (len(body), len(plain))
+            lat: dict[str, list[float]] = {e[0]: [] for e in endpoints}
+            p95s: dict[str, list[float]] = {e[0]: [] for e in endpoints}
+            cpu: dict[str, list[float]] = {e[0]: [0.0, 0] for e in endpoints}
+            errors: dict[str, int] = {e[0]: 0 for e in endpoints}
+            for r in range(rounds):
+                order = endpoints[r % len(endpoints):] + endpoints[:r % len(endpoints)]  # no endpoint always first
+                for name, paths, headers, expect, total in order:
+                    c0 = _proc_cpu(proc.pid)
+                    m = measure(base, paths, args.clients, total, args.max_seconds, raw=True, headers=headers,
+                                expect=expect)
+                    cpu[name][0] += _proc_cpu(proc.pid) - c0
+                    cpu[name][1] += len(m["latencies"])
+                    lat[name].extend(m["latencies"])
+                    p95s[name].append(_p95(m["latencies"]))
+                    errors[name] += m["errors"]
+                print(f"  round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+    print("stored threads: " + ", ".join(f"{n:,} posts (audit JSON {raw / 1024:,.0f} KiB, {gz / 1024:,.0f} KiB "
+                                          f"gzipped)" for n, (_, raw, gz) in stored.items()))
+    print(f"page view = GET /api/v1/threads?url=…&posts=<{size} ids> of a middle page; {args.clients} concurrent "
+          f"keep-alive clients accepting gzip, waitress 8 threads, loopback, {os.cpu_count()} CPUs shared by clients "
+          f"and service; {rounds} rounds, endpoints in rotating order each round")
+    print(f"{'endpoint':<32}{'wire B':>10}{'JSON B':>10}{'requests':>9}{'errors':>7}{'p50 ms':>8}{'p95 ms':>8}"
+          f"   p95 per round: median (min–max)   service CPU ms/request")
+    for name, *_ in endpoints:
+        xs = sorted(lat[name])
+        wire, plain = sizes[name]
+        per_req = 1000 * cpu[name][0] / cpu[name][1] if cpu[name][1] else 0.0
+        print(f"{name:<32}{wire:>10,}{plain:>10,}{len(xs):>9}{errors[name]:>7}"
+              f"{statistics.median(xs) * 1000:>8.1f}{_p95(xs):>8.1f}   {_spread(p95s[name], '.1f'):<30}"
+              f"   {per_req:.2f}")
+
+    def paired(a: str, b: str) -> str:
+        return _spread([x / y for x, y in zip(p95s[a], p95s[b]) if y])
+
+    def verdict(value: float, target: float = 1.2) -> str:
+        return "OK" if value <= target else "OVER"
+
+    pv1, pv5 = "page view 1,000", "page view 5,000"
+    gz_ratio = sizes[pv5][0] / sizes[pv1][0]
+    raw_ratio = sizes[pv5][1] / sizes[pv1][1]
+    p95_ratio = _p95(lat[pv5]) / _p95(lat[pv1])
+    hz_ratio = _p95(lat[pv1]) / _p95(lat["/healthz"])
+    print(f"page view 5,000 / 1,000: bytes ×{gz_ratio:.2f} gzipped, ×{raw_ratio:.2f} JSON — {verdict(gz_ratio)}; "
+          f"p95 ×{p95_ratio:.2f} (per round {paired(pv5, pv1)}) — {verdict(p95_ratio)}  (target ≤ 1.2×)")
+    print(f"page view 1,000 / healthz: p95 ×{hz_ratio:.2f} (per round {paired(pv1, '/healthz')}) — "
+          f"{verdict(hz_ratio)}  (target ≤ 1.2×)")
+    for tag in (", 304", ", pages in turn"):
+        a, b = pv5 + tag, pv1 + tag
+        print(f"page view{tag[1:] and ' ' + tag[2:]} 5,000 / 1,000: p95 ×{_p95(lat[a]) / _p95(lat[b]):.2f} "
+              f"(per round {paired(a, b)}); 1,000 / healthz: p95 ×{_p95(lat[b]) / _p95(lat['/healthz']):.2f} "
+              f"(per round {paired(b, '/healthz')})")
+    def cpu_of(name: str) -> float:
+        return cpu[name][0] / cpu[name][1] if cpu[name][1] else 0.0
+
+    # CPU per request is what p95 amounts to on 2 shared cores, and is much less moved by other jobs
+    print(f"service CPU per request: page view 5,000 / 1,000 ×{cpu_of(pv5) / cpu_of(pv1):.2f}; page view 1,000 / "
+          f"healthz ×{cpu_of(pv1) / cpu_of('/healthz'):.2f}; pages in turn 5,000 / 1,000 "
+          f"×{cpu_of(pv5 + ', pages in turn') / cpu_of(pv1 + ', pages in turn'):.2f}")
+    print(f"full thread 5,000 / page view 5,000: bytes ×{sizes['full thread 5,000'][0] / sizes[pv5][0]:,.0f} "
+          f"gzipped, p95 ×{_p95(lat['full thread 5,000']) / _p95(lat[pv5]):.1f}")
+    return 0
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}" if b else "∞"
 
@@ -295,9 +446,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--processes", type=lambda v: [int(x) for x in v.split(",")], default=[1, 2],
                     help="service processes under gunicorn, comma-separated (default 1,2)")
     ap.add_argument("--client-procs", type=int, default=2, help="processes the clients run in (with --database)")
+    ap.add_argument("--page-views", action="store_true",
+                    help="page views (posts=) of a 1,000- and a 5,000-post thread vs their full GETs and /healthz")
+    ap.add_argument("--page-size", type=int, default=25, help="posts in a page view (with --page-views)")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds over every endpoint (with --page-views)")
     args = ap.parse_args(argv)
     if args.database:
         return scale_out(args)
+    if args.page_views:
+        return page_views(args)
 
     with tempfile.TemporaryDirectory(prefix="arbitro-bench-") as tmp:
         db = f"{tmp}/bench.sqlite3"

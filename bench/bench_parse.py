@@ -7,12 +7,14 @@ a few milliseconds is rarely disturbed by other jobs on a shared machine, a whol
 The pages carry their platforms' real chrome and weight (fixtures/README.md, "Page weights"); the
 per-platform lines sum the same per-page timings by platform/skin.
 
-    python bench/bench_parse.py [--rounds N] [--per-platform] [--stages] [--profile] [--collector-on]
+    python bench/bench_parse.py [--rounds N] [--per-platform] [--stages] [--profile] [--collector-on] [--json]
+        [--fixtures DIR]
 
 `--stages` splits the full parse into its steps, each in units of one bare lxml parse of the same pages
 (timers around the step functions; a step called inside another counts in the outer one only).
 `--collector-on` leaves CPython's cyclic collector running during the parse, as it did before
-`engine.gcpause.collector_paused` (to measure what the pause saves).
+`engine.gcpause.collector_paused` (to measure what the pause saves). `--json` prints one JSON line instead (what
+`bench/against.py` reads); `--fixtures DIR` reads the pages from another tree's fixtures (the same bytes for both).
 """
 from __future__ import annotations
 
@@ -35,15 +37,16 @@ from scraper.parse import parse_page  # noqa: E402
 
 TARGET = 2.0
 FETCHED_AT = "2026-11-09T12:00:00+01:00"
+FIXTURES = ROOT / "fixtures"  # --fixtures replaces it
 
 
 def fixture_entries() -> list[dict]:
-    manifest = json.loads((ROOT / "fixtures" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))
     return [e for e in manifest if e["kind"] == "html"]
 
 
 def fixture_pages() -> list[tuple[bytes, str]]:
-    return [((ROOT / "fixtures" / e["path"]).read_bytes(), e["url"]) for e in fixture_entries()]
+    return [((FIXTURES / e["path"]).read_bytes(), e["url"]) for e in fixture_entries()]
 
 
 def cold() -> None:
@@ -85,7 +88,7 @@ def time_page(data: bytes, url: str, rounds: int) -> tuple[float, float]:
 
 def run(rounds: int = 30) -> dict:
     entries = fixture_entries()
-    pages = [((ROOT / "fixtures" / e["path"]).read_bytes(), e["url"]) for e in entries]
+    pages = [((FIXTURES / e["path"]).read_bytes(), e["url"]) for e in entries]
     full(pages)  # warm caches (compiled XPath, regexes, imports) outside the timing
     bare(pages)
     t_bare = t_full = 0.0
@@ -100,7 +103,8 @@ def run(rounds: int = 30) -> dict:
         g[2] += b
         g[3] += f
     n = len(pages)
-    return {"pages": n, "kb": sum(len(d) for d, _ in pages) / 1024, "bare_pages_s": n / t_bare,
+    return {"pages": n, "kb": sum(len(d) for d, _ in pages) / 1024, "bare_s": t_bare, "full_s": t_full,
+            "bare_pages_s": n / t_bare,
             "full_pages_s": n / t_full, "ratio": t_full / t_bare,
             "platforms": [(name, int(g[0]), g[1] / g[0], g[3] / g[2]) for name, g in groups.items()]}
 
@@ -180,7 +184,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stages", action="store_true", help="split the full parse into its steps (units of bare lxml)")
     ap.add_argument("--collector-on", action="store_true",
                     help="leave the cyclic collector running during the parse (what its pause saves)")
+    ap.add_argument("--json", action="store_true", help="print one JSON line of the key figures")
+    ap.add_argument("--fixtures", type=Path, help="the fixtures directory to read (default: this tree's)")
     args = ap.parse_args(argv)
+    if args.fixtures:
+        global FIXTURES
+        FIXTURES = args.fixtures.resolve()
     if args.collector_on:
         import contextlib
 
@@ -207,6 +216,13 @@ def main(argv: list[str] | None = None) -> int:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
         return 0
     r = run(args.rounds)
+    if args.json:
+        import scraper
+
+        print(json.dumps({"bench": "parse", "pages": r["pages"], "kb": r["kb"], "ratio": r["ratio"],
+                          "full_s": r["full_s"], "bare_s": r["bare_s"], "scraper": scraper.__file__,
+                          "fixtures": str(FIXTURES)}))
+        return 0
     print(f"pages per pass        {r['pages']}   ({r['kb']:.0f} KB, {r['kb'] / r['pages']:.0f} KB a page)")
     print(f"bare lxml.html        {r['bare_pages_s']:10.1f} pages/s")
     print(f"full parse (Arbitro)  {r['full_pages_s']:10.1f} pages/s")

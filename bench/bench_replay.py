@@ -1,13 +1,14 @@
 """Replay benchmark: posts/s of a long generated `guida` fight, and the cost of appending a page vs a full replay.
 
-Run: `python bench/bench_replay.py [--posts 2400] [--page 15] [--repeat 9]`. Prints ratios measured in the same run
+Run: `python bench/bench_replay.py [--posts 2400] [--page 15] [--repeat 9] [--json]`. Prints ratios measured in the same run
 (targets: ≥ 10,000 posts/s; appending one page ≤ 5% of a full replay). Times are CPU time, best of `--repeat` runs,
 each from cold caches (the ruleset's `clear_caches`: no run is warmed by the one before); freeing a run's audit is not
-counted (callers keep it). Profile: `python -m cProfile -s tottime bench/bench_replay.py`.
+counted (callers keep it). `--json` prints one JSON line instead (what `bench/against.py` reads). Profile: `python -m cProfile -s tottime bench/bench_replay.py`.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import sys
 import time
@@ -110,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--posts", type=int, default=2400)
     ap.add_argument("--page", type=int, default=15, help="posts in the appended page")
     ap.add_argument("--repeat", type=int, default=9, help="best of N runs (the machine may be shared)")
+    ap.add_argument("--json", action="store_true", help="print one JSON line of the key figures")
     args = ap.parse_args(argv)
 
     history = generate(args.posts)
@@ -129,6 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     base_t = max(_best(bare, args.repeat), 1e-9)
 
     rate = args.posts / full_t
+    if args.json:
+        import engine
+
+        print(json.dumps({"bench": "replay", "posts": args.posts, "posts_s": rate,
+                          "posts_s_median": args.posts / full_median, "append_fraction": append_t / full_t,
+                          "bare_ratio": full_t / base_t, "engine": engine.__file__}))
+        return 0
     print(f"posts: {args.posts}, appended page: {args.page}")
     print(f"full replay: {rate:,.0f} posts/s (target ≥ 10,000) — {full_t / base_t:,.0f}× a bare loop over the posts; "
           f"median of the {args.repeat} runs {args.posts / full_median:,.0f} posts/s")
