@@ -8,7 +8,7 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from flask import Blueprint, Response, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -244,28 +244,37 @@ def _audit_url(url: str, ruleset: str, settings: dict[str, Any], registry: Any) 
 # --- stored threads ------------------------------------------------------------------------------
 
 class ResponseCache:
-    """The last encoded `/threads` answer per thread (plain and gzip): a 1,000-post audit is ~2 MB of JSON, so
-    readers get bytes prepared once per audit version and state, not a fresh read, encode and compress."""
+    """Encoded `/threads` answers (plain and gzip) per thread and representation (the whole audit, or one page's
+    posts): a 1,000-post audit is ~2 MB of JSON, so readers get bytes prepared once per audit version and state,
+    not a fresh read, encode and compress. `size` answers are kept, the least recently used go first; an answer
+    made for another audit version or state of its thread is a miss. At most `max_bytes` are held, whatever the
+    count (a whole 5,000-post audit is ~9 MB)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int = 256 * 1024 * 1024) -> None:
         self.size = size
-        self._items: OrderedDict[int, tuple[tuple, bytes, bytes]] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._items: OrderedDict[tuple[int, Any], tuple[tuple, bytes, bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, thread_id: int, key: tuple) -> tuple[bytes, bytes] | None:
+    def get(self, thread_id: int, key: tuple, ids: Any = None) -> tuple[bytes, bytes] | None:
         with self._lock:
-            item = self._items.get(thread_id)
+            item = self._items.get((thread_id, ids))
             if item is None or item[0] != key:
                 return None
-            self._items.move_to_end(thread_id)
+            self._items.move_to_end((thread_id, ids))
             return item[1], item[2]
 
-    def put(self, thread_id: int, key: tuple, plain: bytes, gz: bytes) -> None:
+    def put(self, thread_id: int, key: tuple, plain: bytes, gz: bytes, ids: Any = None) -> None:
         with self._lock:
-            self._items[thread_id] = (key, plain, gz)
-            self._items.move_to_end(thread_id)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            old = self._items.pop((thread_id, ids), None)
+            if old is not None:
+                self.bytes -= len(old[1]) + len(old[2])
+            self._items[(thread_id, ids)] = (key, plain, gz)
+            self.bytes += len(plain) + len(gz)
+            while self._items and (len(self._items) > self.size or self.bytes > self.max_bytes):
+                _, (_, p, g) = self._items.popitem(last=False)
+                self.bytes -= len(p) + len(g)
 
 
 def _response_cache() -> ResponseCache:
@@ -291,26 +300,30 @@ def _page_ids(value: str | None) -> tuple[str, ...] | None:
 
 
 class _ParsedAudits:
-    """The stored audits as parsed documents, a few threads' worth, so a page's slice is cut without re-reading
-    the whole JSON on every page view (per process: only a cache, the database has the truth)."""
+    """The stored audits as parsed documents with an index of their posts, a few threads' worth, so a page's slice
+    is cut without reading or scanning the whole audit on every page view (per process: only a cache, the database
+    has the truth)."""
 
     def __init__(self, size: int = 16) -> None:
         self.size = size
-        self.items: OrderedDict[Any, dict[str, Any]] = OrderedDict()
+        self.items: OrderedDict[Any, tuple[dict[str, Any], dict[str, int]]] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, audit_id: Any, raw: str) -> dict[str, Any]:
+    def get(self, audit_id: Any, read: Callable[[], str]) -> tuple[dict[str, Any], dict[str, int]]:
+        """The document of audit `audit_id` and {normalised post id: position}; `read()` gives its stored JSON,
+        asked only when this process has not parsed that version yet."""
         with self.lock:
-            doc = self.items.get(audit_id)
-            if doc is not None:
+            hit = self.items.get(audit_id)
+            if hit is not None:
                 self.items.move_to_end(audit_id)
-                return doc
-        doc = json.loads(raw)
+                return hit
+        doc = json.loads(read())
+        index = {_norm_id(str(p.get("id"))): i for i, p in enumerate(doc.get("posts") or [])}
         with self.lock:
-            self.items[audit_id] = doc
+            self.items[audit_id] = (doc, index)
             while len(self.items) > self.size:
                 self.items.popitem(last=False)
-        return doc
+        return doc, index
 
 
 def _parsed_audits() -> _ParsedAudits:
@@ -329,15 +342,23 @@ def _norm_id(post_id: str) -> str:
     return m.group(1) if m else post_id
 
 
-def _page_slice(doc: dict[str, Any], ids: tuple[str, ...]) -> str:
+def _page_slice(doc: dict[str, Any], index: dict[str, int], ids: tuple[str, ...]) -> str:
     """The audit cut to the page: those posts' verdicts and states, the fighters' current state, the next turn, and
-    what the reader needs to know the audit's extent (its last post, how many posts it has)."""
-    wanted = {_norm_id(i) for i in ids}
+    what the reader needs to know the audit's extent (its last post, how many posts it has). `index`: the posts'
+    positions by normalised id (a slice costs the page, not the thread)."""
     posts = doc.get("posts") or []
-    sliced = {**doc, "posts": [p for p in posts if _norm_id(str(p.get("id"))) in wanted],
+    at = sorted({index[i] for i in (_norm_id(i) for i in ids) if i in index})
+    sliced = {**doc, "posts": [posts[i] for i in at],
               "page_of": {"posts": len(posts), "last_post": posts[-1]["id"] if posts else None,
                           "asked": len(ids)}}
     return dumps(sliced)
+
+
+def _stored_audit(thread_id: int) -> str:
+    stored = services().storage.audit(thread_id)
+    if stored is None:  # pragma: no cover - audit_id set means the audit row exists
+        raise NotFound("audit non disponibile", code="audit_missing")
+    return stored.raw
 
 
 def _thread_response(rec: ThreadRecord) -> Response:
@@ -359,20 +380,20 @@ def _thread_response(rec: ThreadRecord) -> Response:
         resp = Response(status=304)
         resp.set_etag(etag)
         return resp
-    key = (rec.audit_id, refreshing, stale, rec.fetched_at, rec.checked_at, (rec.last_error or {}).get("at"), ids)
+    key = (rec.audit_id, refreshing, stale, rec.fetched_at, rec.checked_at, (rec.last_error or {}).get("at"))
     cache = _response_cache()
-    hit = cache.get(rec.id, key)
+    hit = cache.get(rec.id, key, ids)
     if hit is None:
-        stored = svc.storage.audit(rec.id)
-        if stored is None:  # pragma: no cover - audit_id set means the audit row exists
-            raise NotFound("audit non disponibile", code="audit_missing")
         meta = dumps({"thread_id": rec.id, "url": rec.url, "ruleset": rec.ruleset, "title": rec.title,
                       "fetched_at": rec.fetched_at, "checked_at": rec.checked_at, "stale": stale,
                       "refreshing": refreshing, "last_error": rec.last_error})
-        audit_json = stored.raw if ids is None else _page_slice(_parsed_audits().get(rec.audit_id, stored.raw), ids)
-        plain = (meta[:-1] + ',"audit":' + audit_json + "}").encode("utf-8")  # stored JSON sent as-is
+        if ids is None:
+            audit_json = _stored_audit(rec.id)  # stored JSON sent as-is
+        else:
+            audit_json = _page_slice(*_parsed_audits().get(rec.audit_id, lambda: _stored_audit(rec.id)), ids)
+        plain = (meta[:-1] + ',"audit":' + audit_json + "}").encode("utf-8")
         hit = (plain, gzip.compress(plain, compresslevel=5, mtime=0))
-        cache.put(rec.id, key, *hit)
+        cache.put(rec.id, key, *hit, ids=ids)
     plain, gz = hit
     if gz_ok:
         resp = _json(gz, headers={"Content-Encoding": "gzip"})

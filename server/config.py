@@ -52,7 +52,7 @@ DEFAULTS: dict[str, Any] = {
     "negative_ttl": 3600.0,
     "failure_backoff": 30.0,  # after a failed refresh, the forum is not asked again for this long
     "replay_cache": 32,  # engine audits kept in memory for incremental replays
-    "response_cache": 64,  # encoded `/threads` answers kept in memory (one per thread)
+    "response_cache": 256,  # encoded `/threads` answers kept in memory (whole audits and pages; ≤ 256 MB)
     # limits
     "max_body_bytes": 2_000_000,
     "max_pages": 60,
