@@ -14,9 +14,10 @@ from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
 from engine.history import CombatHistory, Registry
 
+from .charset import charset_from_content_type
 from .errors import (BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, PageTooLarge, ParseError, ScrapeError,
                      os_error_text)
-from .fetch import Fetcher, FetchPolicy, FetchResult, charset_from_content_type
+from .fetch import Fetcher, FetchPolicy, FetchResult
 from .links import origin, sheet_key, sheet_url
 
 Progress = Callable[[int, int, str], None]

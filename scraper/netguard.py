@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Sequence
 import urllib3
 from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.util.retry import Retry
 from urllib3.util.timeout import _DEFAULT_TIMEOUT
 
 from .errors import HostNotAllowed
@@ -392,13 +393,26 @@ def _pinned(base: type, pins: Callable[[str, int], Target | None],
 
 class PinnedAdapter(HTTPAdapter):
     """The requests transport adapter whose connections never resolve a name: they connect to the addresses
-    `pins(host, port)` returns (the ones the policy checked for this exchange), or refuse to connect."""
+    `pins(host, port)` returns (the ones the policy checked for this exchange), or refuse to connect. `retries()`
+    gives the running exchange's urllib3 Retry (each exchange carries its own count and waits), None outside one."""
 
     def __init__(self, pins: Callable[[str, int], Target | None],
-                 watch: Callable[[socket.socket], None] | None = None, **kwargs: Any) -> None:
+                 watch: Callable[[socket.socket], None] | None = None,
+                 retries: Callable[[], Retry | None] | None = None, **kwargs: Any) -> None:
         self._pins = pins
         self._watch = watch
+        self._retries = retries
         super().__init__(**kwargs)
+
+    @property
+    def max_retries(self) -> Retry:  # type: ignore[override]
+        """What requests hands urllib3 for this request: the exchange's Retry, else the adapter's own."""
+        current = self._retries() if self._retries is not None else None
+        return current if current is not None else self._default_retries
+
+    @max_retries.setter
+    def max_retries(self, value: Retry) -> None:
+        self._default_retries = value
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)

@@ -12,8 +12,8 @@ from lxml import etree
 
 from engine.gcpause import collector_paused
 from engine.history import CombatHistory, Post, Registry, Thread
+from scraper.charset import decode_text, detect_encoding  # the one decoder of page bytes (docs/fetching.md)
 from scraper.errors import NotAThread, ParseError, ScrapeError, TooManyPosts
-from scraper.fetch import decode_text, detect_encoding  # the one decoder of page bytes (docs/fetching.md)
 from scraper.links import sheet_link_key
 from scraper.platforms.base import Page, host_of, html_parser, read_html
 from scraper.platforms.detect import detect_platform

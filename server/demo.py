@@ -126,7 +126,7 @@ def demo() -> Response:
         page = n
     page = min(max(page, 1), n)
     data = Path(info["pages"][page - 1]).read_bytes()
-    from scraper.fetch import detect_encoding
+    from scraper.charset import detect_encoding
 
     # served as UTF-8 whatever the page's own charset (the HTTP header wins over its <meta>)
     html = local_assets(data.decode(detect_encoding(data), "replace"))

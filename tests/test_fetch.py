@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from scraper.errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
-from scraper.fetch import Fetcher, FetchPolicy, host_matches, parse_retry_after
+from scraper.fetch import Fetcher, FetchPolicy, host_matches
+from scraper.retry import parse_retry_after
 
 PAGE1 = "<html><head><title>Duello</title></head><body><p>Hollow attacca.</p></body></html>"
 PAGE2 = "<html><head><title>Duello</title></head><body><p>Quincy para.</p></body></html>"
@@ -456,7 +457,7 @@ def test_retry_after_parsing():
 
 
 def test_mixed_encodings_are_repaired():
-    from scraper.fetch import decode_text, detect_encoding
+    from scraper.charset import decode_text, detect_encoding
 
     # a UTF-8 page with a post pasted in windows-1252
     mixed = "Città – ".encode("utf-8") + "perché “così”".encode("cp1252")
@@ -477,7 +478,7 @@ _PASTE_PIECES = [b"a", b" ", b"\xe8", b"\xc3", b"\xa8", b"\xe0", b"\xa0", b"\xbf
 @given(st.binary(max_size=120) | st.lists(st.sampled_from(_PASTE_PIECES), max_size=40).map(b"".join))
 def test_pasted_utf8_runs_are_the_pattern_s_matches(data):
     # the quick scan for UTF-8 pasted in a 1252 page finds what a plain finditer of the exact pattern finds
-    from scraper.fetch import _UTF8_SEQ, _utf8_runs
+    from scraper.charset import _UTF8_SEQ, _utf8_runs
 
     assert [m.span() for m in _utf8_runs(data)] == [m.span() for m in _UTF8_SEQ.finditer(data)]
 
@@ -492,7 +493,7 @@ def test_pasted_utf8_runs_are_the_pattern_s_matches(data):
     (b'{"a": "caf\xc3\xa9"}', "application/json", "utf-8"),
 ])
 def test_charset_detection_order(data, ctype, expected):
-    from scraper.fetch import detect_encoding
+    from scraper.charset import detect_encoding
 
     assert detect_encoding(data, ctype) == expected
 
@@ -565,7 +566,7 @@ def test_one_request_at_a_time_per_host(local_forum, local_fetcher):
 def test_charset_handling_never_raises(data, content_type):
     import codecs
 
-    from scraper.fetch import decode_text, detect_encoding
+    from scraper.charset import decode_text, detect_encoding
 
     enc = detect_encoding(data, content_type)
     codecs.lookup(enc)  # always a codec Python has
@@ -765,3 +766,125 @@ def test_plain_body_cut_short_is_a_failed_fetch(framing, raw_server, local_polic
     with pytest.raises(FetchFailed) as info:
         _raw_fetcher(local_policy).get(url)
     assert type(info.value) is FetchFailed and str(info.value).startswith(f"connessione fallita per {url} (")
+
+
+# --- retries: urllib3's Retry on the adapter, every attempt through the host gate ---------------------------------
+
+class _RecordingGate:
+    """The in-process gate, recording what the fetcher asks of it (and the Retry the adapter holds meanwhile)."""
+
+    def __init__(self, policy, adapter=None):
+        from scraper.politeness import LocalHostGate
+
+        self.inner = LocalHostGate(policy.sleep, policy.clock)
+        self.adapter = adapter
+        self.events = []
+        self.retries = []
+
+    def acquire(self, host, interval):
+        self.inner.acquire(host, interval)
+        self.events.append(("acquire", host))
+
+    def release(self, host, hold_off=0.0):
+        self.events.append(("release", host, hold_off))
+        if self.adapter is not None:  # the end of an attempt: its request is still the running one
+            self.retries.append(self.adapter().max_retries)
+        self.inner.release(host, hold_off)
+
+
+def test_the_adapter_hands_urllib3_our_retry_for_each_request(local_forum, local_policy):
+    from scraper.retry import PoliteRetry
+
+    policy = replace(local_policy, obey_robots=False)
+    path = local_forum.set_page("/?t=4", PAGE1)
+    url = local_forum.url(path)
+    holder = {}
+    gate = _RecordingGate(policy, adapter=lambda: holder["fetcher"].session.get_adapter(url))
+    fetcher = holder["fetcher"] = Fetcher(policy, gate=gate)
+    local_forum.set_behaviour(path, statuses=[500])
+    fetcher.get(url)
+    first, second = gate.retries  # one per attempt, the second one counting the first's 500
+    assert isinstance(first, PoliteRetry) and first.total == policy.retries and first.history == ()
+    assert isinstance(second, PoliteRetry) and second.total == policy.retries - 1
+    assert [h.status for h in second.history] == [500]
+    assert not isinstance(fetcher.session.get_adapter(url).max_retries, PoliteRetry)  # outside a request: none
+
+
+def test_a_retry_goes_through_the_gate_with_the_retry_after_as_hold_off(local_forum, local_policy, sleeps):
+    policy = replace(local_policy, obey_robots=False)
+    gate = _RecordingGate(policy)
+    path = local_forum.set_page("/?t=4", PAGE1)
+    local_forum.set_behaviour(path, statuses=[503], retry_after="7")
+    assert Fetcher(policy, gate=gate).get(local_forum.url(path)).status == 200
+    host = f"127.0.0.1:{local_forum.port}"
+    assert gate.events == [("acquire", host), ("release", host, 7.0), ("acquire", host), ("release", host, 0.0)]
+    assert sleeps == [7.0]
+
+
+def test_the_interval_between_starts_holds_for_retries(local_forum, local_policy, sleeps):
+    policy = replace(local_policy, obey_robots=False, min_interval=2.0, **_still_clock(sleeps))
+    path = local_forum.set_page("/?t=5", PAGE1)
+    local_forum.set_behaviour(path, statuses=[500])
+    assert Fetcher(policy).get(local_forum.url(path)).status == 200
+    assert sleeps == [0.5, 1.5]  # the backoff, then what is left of the interval since the first start
+
+
+def _answers(*handlers):
+    """A raw-server handler answering each request with the next of `handlers` (the last one for the rest)."""
+    calls = []
+
+    def handler(path, conn):
+        calls.append(path)
+        handlers[min(len(calls), len(handlers)) - 1](path, conn)
+    return handler
+
+
+def _status(code, extra=b""):
+    def handler(path, conn):
+        conn.sendall(b"HTTP/1.1 %d Errore\r\nContent-Length: 0\r\n%s\r\n" % (code, extra))
+    return handler
+
+
+def _page(path, conn):
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s"
+                 % (len(BIG_PAGE), BIG_PAGE))
+
+
+@pytest.mark.parametrize("retries,ok", [(2, True), (1, False)])
+def test_a_broken_body_and_a_5xx_share_one_count_of_retries(retries, ok, raw_server, local_policy, sleeps):
+    server = raw_server(_answers(_send_encoded("gzip", 0.5), _status(503), _page))
+    url = server.url("/?t=5")
+    fetcher = _raw_fetcher(local_policy, retries=retries)
+    if ok:
+        assert fetcher.get(url).content == BIG_PAGE
+        assert sleeps == [0.5, 1.0]
+    else:
+        with pytest.raises(FetchFailed) as info:
+            fetcher.get(url)
+        assert info.value.status == 503 and str(info.value) == f"il server ha risposto 503 per {url} (dopo 2 tentativi)"
+        assert sleeps == [0.5]
+
+
+def test_a_413_with_retry_after_is_not_retried(raw_server, local_policy, sleeps):
+    server = raw_server(_answers(_status(413, b"Retry-After: 1\r\n"), _page))
+    with pytest.raises(FetchFailed) as info:
+        _raw_fetcher(local_policy, retries=2).get(server.url("/?t=5"))
+    assert info.value.status == 413 and sleeps == []
+
+
+def test_an_error_body_is_not_read_before_the_retry(raw_server, local_policy, sleeps):
+    sent = []
+
+    def huge_503(path, conn):
+        conn.sendall(b"HTTP/1.1 503 Occupato\r\nContent-Length: 314572800\r\n\r\n")
+        chunk = b"x" * 65536
+        try:
+            for _ in range(4800):
+                conn.sendall(chunk)
+                sent.append(len(chunk))
+        except OSError:
+            pass  # the client hung up
+
+    server = raw_server(_answers(huge_503, _page))
+    assert _raw_fetcher(local_policy, retries=1).get(server.url("/?t=5")).content == BIG_PAGE
+    assert sleeps == [0.5] and sum(sent) < 30 * 1024 * 1024

@@ -248,7 +248,7 @@ def test_cp1252_page_with_pasted_utf8_is_repaired(charset):
 
 
 def test_decode_html_is_fetchs_decoder():
-    from scraper.fetch import decode_text, detect_encoding
+    from scraper.charset import decode_text, detect_encoding
 
     samples = [_ff_page("città").encode("utf-8"),
                _ff_page("città").replace("charset=utf-8", "").encode("cp1252"),

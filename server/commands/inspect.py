@@ -71,7 +71,8 @@ def _fail(code: str, message: str, status: int) -> int:
 def inspect_sources(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One report per source; a URL is fetched as `arbitro scrape` fetches it (same policy, allowlist, robots)."""
     from scraper.crawl import BadSource, SourceNotFound, read_file_capped, saved_page_date, saved_page_url
-    from scraper.fetch import Fetcher, charset_from_content_type
+    from scraper.charset import charset_from_content_type
+    from scraper.fetch import Fetcher
 
     config = None
     if args.forum_config:
