@@ -39,9 +39,9 @@ def check_post_count(count: int) -> None:
 
 
 def decode_html(data: bytes, *, charset: str | None = None) -> tuple[str | None, str, bool]:
-    """(text or None, encoding, repaired) of page bytes, by scraper.fetch's rules (one decoder for fetch and parse):
+    """(text or None, encoding, repaired) of page bytes, by scraper.charset's rules (one decoder for fetch and parse):
     BOM, then `charset` (the HTTP header's), then a <meta> in the first 1024 bytes, then UTF-8 if the bytes are
-    valid UTF-8, else windows-1252; mixed pages repaired as `scraper.fetch.decode_text` does (stray 1252 bytes in
+    valid UTF-8, else windows-1252; mixed pages repaired as `scraper.charset.decode_text` does (stray 1252 bytes in
     UTF-8, UTF-8 pasted into 1252). Text None when the bytes are valid UTF-8 read as UTF-8: the parser takes the
     bytes themselves (the hot path decodes nothing)."""
     enc = detect_encoding(data, f"text/html; charset={charset}" if charset else None)

@@ -34,8 +34,8 @@ class LocalHostGate:
     """The in-process gate: a lock per host held for the whole request, and the start of the host's last request.
 
     `sleep` and `clock` are the fetch policy's (tests record the waits on a clock only sleeping moves). A
-    Retry-After is waited by the thread that received it (the fetcher's retry loop), so `hold_off` adds nothing
-    here: the other threads of this process may still use the host meanwhile, as they always could."""
+    Retry-After is waited by the thread that received it (the fetcher's `scraper.retry.PoliteRetry`), so
+    `hold_off` adds nothing here: the other threads of this process may still use the host meanwhile, as they always could."""
 
     def __init__(self, sleep: Callable[[float], None], clock: Callable[[], float]) -> None:
         self._sleep = sleep

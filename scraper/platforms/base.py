@@ -12,7 +12,7 @@ from lxml import etree
 
 from engine.history import Post, PostSchema, Roll
 from scraper.dicetag import find_text_rolls, make_roll
-from scraper.errors import NotAThread, PageTooDeep, TooManyPages, UnsupportedPlatform
+from scraper.errors import PageTooDeep, TooManyPages
 from scraper.htmltext import DICE_MARK, DiceTest, PostText, clean_lines, inline_text, split_post, strip_controls
 from scraper.platforms.config import ForumConfig
 from scraper.platforms.dates import parse_forum_date
