@@ -16,7 +16,8 @@ _S = TypeVar("_S")
 
 
 class Turn:
-    """What one post's handlers share: the post, the state as the step has built it so far, the verdicts found.
+    """What one post's handlers share: the post, the state before it, the verdicts found (each phase hands the
+    state it made to the next: `run_phases`).
 
     A ruleset's own context subclasses it with what its sections pass each other (guida's `_Post`, cosmo's
     `_Ctx`, …); `add` is how every handler reports, with the code's one severity (engine.verdicts)."""
@@ -39,7 +40,7 @@ class Phase(Generic[_S]):
     """One step of a turn as the rule text orders it: its section's name and the handler that implements it."""
 
     section: str  # the rule text's section, as its heading reads ("Fase Difensiva")
-    handler: Callable[[Any, Any], Any]  # (state, turn) -> state
+    handler: Callable[[_S, Any], _S]  # (state, turn) -> state
 
 
 def run_phases(phases: Sequence[Phase[Any]], state: _S, turn: Any) -> _S:
@@ -65,3 +66,6 @@ class Rules:
     next_hint: Callable[..., dict[str, Any]]
     rulings: Callable[[Any], list[tuple[str, str, str]]] | None = None
     conventions: Conventions | None = None
+    # codes a page-local audit may keep besides engine.provisional's own (their inputs are all on the post)
+    local_codes: frozenset[str] = frozenset()
+    local_codes_after_own_post: frozenset[str] = frozenset()

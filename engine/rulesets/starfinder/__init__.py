@@ -1,8 +1,6 @@
 """The `starfinder` ruleset ("Combattimento", rules/004): registers itself with the engine at import."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...core import Setting, register
 from ...recognise import Conventions
 from .._turn import Rules
@@ -30,15 +28,8 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class _Rules(Rules):
-    """Rules with the codes the page-local audit may keep (engine.provisional reads `local_codes`)."""
-
-    local_codes: frozenset[str] = frozenset()
-
-
 # PS/PF/PR in the schema, the d20 and the weapons' damage dice, the roll kinds' words and the saves' names
-RULESET = register(_Rules(
+RULESET = register(Rules(
     id="starfinder", title="Starfinder — Combattimento (d20 contro CAE/CAC, Stamina, Ferita, Risolutezza)",
     settings=SETTINGS, initial_state=_step.initial_state, step=_step.step, characters=_hints.characters,
     next_hint=_hints.next_hint,
