@@ -72,6 +72,20 @@ def test_registered_with_documented_settings():
         audit(enter("Tizio"), level_malus={"3": 10})
 
 
+# the rule text's headings (rules/001), as the step's phases name their sections
+HEADINGS = {"Basi", "TABELLA 5", "Attaccare", "Difendere", "Status speciali",
+            "Malus alle difese dei personaggi bloccati/ghermiti"}
+
+
+def test_one_ruleset_shape_phases_named_after_the_text():
+    from engine.rulesets._turn import Rules
+    from engine.rulesets.cosmo import RULESET, step
+
+    assert isinstance(RULESET, Rules) and available_rulesets()["cosmo"] is RULESET
+    sections = {p.section for p in step.PHASES + step.ACTIONS}
+    assert sections - HEADINGS == {"Schema del post (Punti Salute e Cosmo)"}  # the forum's schema: not in the text
+
+
 def test_pure_helpers_from_the_text():
     assert counter_threshold(235) == 23  # "23.5% => 23%"
     assert [block_malus(n) for n in (1, 2, 3, 4, 5, 6)] == [80, 160, 240, 320, 400, 400]
