@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         scraper.parse.collector_paused = contextlib.nullcontext
     if args.stages:
         t_bare, t_full, spent = stages(max(3, args.rounds // 3))
-        print(f"steps of the full parse, in units of one bare lxml.html parse of the same pages")
+        print("steps of the full parse, in units of one bare lxml.html parse of the same pages")
         print(f"  {'full parse':34s} {t_full / t_bare:6.2f}")
         for label, sec in sorted(spent.items(), key=lambda kv: -kv[1]):
             print(f"  {label:34s} {sec / t_bare:6.2f}")

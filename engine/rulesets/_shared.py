@@ -1,37 +1,21 @@
-"""What the cosmo, poteri and starfinder rulesets share: verdict collector, name folding, registry numbers, pools."""
+"""What the cosmo, poteri and starfinder rulesets read alike: name folding, registry numbers, pools, the schema."""
 from __future__ import annotations
 
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
 from ..history import Character, Post, PostSchema, Roll
-from ..verdicts import Verdict, make_verdict
+from ._turn import Turn
 
-__all__ = ["Collector", "Conditions", "Pool", "as_int", "as_list", "canon", "ensure_fighter", "face_of", "find",
+__all__ = ["Conditions", "Pool", "as_int", "as_list", "canon", "ensure_fighter", "face_of", "find",
            "fold", "next_in_order", "pool_max", "pool_stats", "poster_name", "read_schema", "registro_lines",
            "set_fighter"]
 
 _S = TypeVar("_S")
 _C = TypeVar("_C", bound="Conditions")
-
-
-# --------------------------------------------------------------------------- verdicts
-
-@dataclass
-class Collector:
-    """The verdicts of one post, in the order the ruleset finds them."""
-
-    post: Post
-    verdicts: list[Verdict] = field(default_factory=list)
-
-    def add(self, code: str, message: str, rule: str, roll: int | None = None,
-            expected: Any = None, found: Any = None, assumption: str | None = None, **details: Any) -> None:
-        # the severity is the code's, from the one table (engine.verdicts.CODE_SEVERITY)
-        self.verdicts.append(make_verdict(code, message, rule, self.post.id, roll=roll, expected=expected,
-                                          found=found, details=details, assumption=assumption))
 
 
 # --------------------------------------------------------------------------- names
@@ -175,7 +159,7 @@ class Pool(NamedTuple):
     max_rule: str  # paragraph of a maximum that differs
 
 
-def read_schema(state: _S, schema: PostSchema | None, actor: str, ctx: Collector, pools: Iterable[Pool],
+def read_schema(state: _S, schema: PostSchema | None, actor: str, ctx: Turn, pools: Iterable[Pool],
                 fresh: bool, mismatch: Mapping[str, str]) -> _S:
     """The poster's schema read: its first one opens the accounts, later ones are checked against the fold."""
     f = state.fighters[actor]  # type: ignore[attr-defined]
@@ -184,7 +168,7 @@ def read_schema(state: _S, schema: PostSchema | None, actor: str, ctx: Collector
     return set_fighter(state, replace(f, **_schema_updates(f, schema, actor, ctx, pools, fresh, mismatch)))
 
 
-def _schema_updates(f: Any, schema: PostSchema, actor: str, ctx: Collector, pools: Iterable[Pool], fresh: bool,
+def _schema_updates(f: Any, schema: PostSchema, actor: str, ctx: Turn, pools: Iterable[Pool], fresh: bool,
                     mismatch: Mapping[str, str]) -> dict[str, Any]:
     updates: dict[str, Any] = {"seen": True}
     for p in pools:

@@ -164,7 +164,6 @@ def _configured_ruleset(args: argparse.Namespace, history: Any, forums: Any,
 
 def load_history(args: argparse.Namespace, forums: Any = None) -> tuple[Any, tuple[bytes, str] | None]:
     """A history JSON file, or the pages / URL through the scraper; with the first page read (bytes, URL)."""
-    from engine.history import CombatHistory, HistoryFormatError
     from scraper.crawl import read_file_capped
 
     from .scrape import max_bytes

@@ -217,7 +217,7 @@ def _registro(p: _Post, pv_now: int | None, pe_now: int | None, changes: dict[st
             else:
                 missing_known += want
                 p.verdicts.append(verdict("registro.missing_damage", post.id,
-                    f"Il Registro non riporta " + ("la cura" if want > 0 else "il danno") + f" di {d.attacker}"
+                    "Il Registro non riporta " + ("la cura" if want > 0 else "il danno") + f" di {d.attacker}"
                     + (f" [{d.technique}]" if d.technique else "")
                     + f": {signed(want)} {res}.", P_INIZIALE, expected=want, found=None,
                     details={"attack_post": d.attack_post, "basis": d.basis}))
