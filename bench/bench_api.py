@@ -50,7 +50,7 @@ def seed(db: str, n_posts: int, url: str = URL) -> tuple[int, int, int]:
     from bench_replay import generate  # the engine's generated fight
     from engine import replay
     from server.refresh import history_hash
-    from server.storage import open_storage
+    from server.database import open_storage
 
     history = generate(n_posts)
     audit = replay(history, "guida")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-from .evidence import attach, edited_after_reply
+from .evidence import edited_after_reply
 from .fastdata import maker
 from .gcpause import collector_paused
 from .history import CombatHistory, Post, Registry, Thread, _to_jsonable
@@ -196,7 +196,7 @@ def replay(
     """Replay `history` under `ruleset`. With `previous` (an audit of an earlier version of the same
     thread under the same ruleset, registry and settings) only posts after the last unchanged one
     are stepped. `evidence`: verdicts from earlier readings of the thread (changed rolls, deleted posts; the
-    service keeps them), attached to their posts (engine.evidence.attach)."""
+    service keeps them), attached to their posts (attach_evidence)."""
     if isinstance(history, dict):
         history = CombatHistory.from_dict(history)
     rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
@@ -244,7 +244,7 @@ def replay(
     if edits:
         shown = tuple(replace(pa, verdicts=pa.verdicts + (edits[pa.id],)) if pa.id in edits else pa for pa in shown)
 
-    return attach(Audit(
+    return attach_evidence(Audit(
         ruleset=rs.id,
         thread=history.thread,
         posts=shown,
@@ -256,3 +256,18 @@ def replay(
         replayed=len(history.posts) - start,
         stepped=tuple(post_audits),
     ), evidence)
+
+
+def attach_evidence(audit: Audit, evidence: Sequence[Verdict]) -> Audit:
+    """The audit with evidence verdicts from outside the history (the service's earlier readings, engine.evidence):
+    on their post, after its own verdicts; those of posts no longer in the thread in `Audit.deleted`."""
+    if not evidence:
+        return audit
+    by_post: dict[str, list[Verdict]] = {}
+    for v in evidence:
+        by_post.setdefault(v.post, []).append(v)
+    present = {pa.id for pa in audit.posts}
+    posts = tuple(replace(pa, verdicts=pa.verdicts + tuple(by_post[pa.id])) if pa.id in by_post else pa
+                  for pa in audit.posts)
+    gone = tuple(v for v in evidence if v.post not in present)
+    return replace(audit, posts=posts, deleted=audit.deleted + gone)

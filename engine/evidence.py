@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from .history import Post
 from .verdicts import Verdict, make_verdict
@@ -221,24 +220,5 @@ def moved_verdicts(before: Sequence[dict[str, Any]], after: Sequence[dict[str, A
     return out
 
 
-if TYPE_CHECKING:
-    from .core import Audit
-
-
-def attach(audit: Audit, evidence: Sequence[Verdict]) -> Audit:
-    """The audit with evidence verdicts from outside the history (the service's earlier readings): on their post,
-    after its own verdicts; those of posts no longer in the thread in `Audit.deleted`."""
-    if not evidence:
-        return audit
-    by_post: dict[str, list[Verdict]] = {}
-    for v in evidence:
-        by_post.setdefault(v.post, []).append(v)
-    present = {pa.id for pa in audit.posts}
-    posts = tuple(replace(pa, verdicts=pa.verdicts + tuple(by_post[pa.id])) if pa.id in by_post else pa
-                  for pa in audit.posts)
-    gone = tuple(v for v in evidence if v.post not in present)
-    return replace(audit, posts=posts, deleted=audit.deleted + gone)
-
-
 __all__ = ["edited_after_reply", "published", "described", "roll_text", "changed_after_publication", "post_copy", "deleted",
-           "moved_verdicts", "attach", "RULE", "COPY_BODY"]
+           "moved_verdicts", "RULE", "COPY_BODY"]

@@ -6,7 +6,8 @@ from typing import Any
 from .crawl import BadSource, CrawlResult, PageRecord, SheetRecord, crawl_thread, rescrape, scrape
 from .errors import (BlockedByRobots, DiceExpressionError, FetchFailed, FetchTimeout, HostNotAllowed, NotAThread,
                      PageTooLarge, ParseError, RegistryFileError, SchemaError, ScrapeError, UnsupportedPlatform)
-from .fetch import Fetcher, FetchPolicy, FetchResult
+from .fetch import Fetcher, FetchResult
+from .policy import FetchPolicy
 
 
 def __getattr__(name: str) -> Any:

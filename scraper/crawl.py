@@ -17,7 +17,8 @@ from engine.history import CombatHistory, Registry
 from .charset import charset_from_content_type
 from .errors import (BlockedByRobots, FetchFailed, HostNotAllowed, NotAThread, PageTooLarge, ParseError, ScrapeError,
                      os_error_text)
-from .fetch import Fetcher, FetchPolicy, FetchResult
+from .fetch import Fetcher, FetchResult
+from .policy import FetchPolicy
 from .links import origin, sheet_key, sheet_url
 
 Progress = Callable[[int, int, str], None]

@@ -10,10 +10,29 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .fetch import CacheEntry
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One page in the conditional-GET cache (`FetchCache`): its validators are in `headers`."""
+
+    url: str
+    final_url: str
+    status: int
+    headers: dict[str, str]
+    content: bytes
+    sha256: str
+    encoding: str
+    stored_at: str
+
+    @property
+    def etag(self) -> str | None:
+        return self.headers.get("etag")
+
+    @property
+    def last_modified(self) -> str | None:
+        return self.headers.get("last-modified")
 
 
 @runtime_checkable
@@ -96,4 +115,4 @@ class FetchCache(Protocol):
     def store(self, entry: CacheEntry) -> None: ...
 
 
-__all__ = ["HostGate", "LocalHostGate", "RobotsRecord", "RobotsStore", "FetchCache"]
+__all__ = ["CacheEntry", "HostGate", "LocalHostGate", "RobotsRecord", "RobotsStore", "FetchCache"]

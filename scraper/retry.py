@@ -12,7 +12,7 @@ from urllib3.util.retry import Retry
 from .errors import FetchFailed
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .fetch import FetchPolicy
+    from .policy import FetchPolicy
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes "¹" and "٣"

@@ -13,7 +13,7 @@ from .errors import BlockedByRobots, FetchFailed, HostNotAllowed
 from .politeness import RobotsRecord, RobotsStore
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .fetch import FetchPolicy
+    from .policy import FetchPolicy
 
 ROBOTS_MAX_BYTES = 500 * 1024  # RFC 9309 §2.5: parse at least 500 KiB, ignore the rest
 

@@ -12,7 +12,8 @@ from . import errors, security
 from .config import load_config, public_config
 from .refresh import Refresher
 from .security import RateLimiter
-from .storage import Storage, open_storage
+from .database import open_storage
+from .storage import Storage
 
 
 @dataclass

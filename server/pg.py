@@ -298,7 +298,7 @@ class DbFetchCache:
         self.storage = storage
 
     def load(self, url: str) -> Any:
-        from scraper.fetch import CacheEntry
+        from scraper.politeness import CacheEntry
 
         try:
             row = self.storage.cache_load(url)

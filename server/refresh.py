@@ -31,7 +31,7 @@ def history_hash(history: dict[str, Any]) -> str:
 
 def build_fetch_policy(cfg: dict[str, Any]) -> Any:
     """A scraper FetchPolicy from the service config (only the fields this scraper version has)."""
-    from scraper.fetch import FetchPolicy
+    from scraper.policy import FetchPolicy
 
     wanted = {
         "allowed_hosts": tuple(cfg["allowed_hosts"]),
@@ -441,7 +441,7 @@ class Refresher:
     # --- one refresh ---------------------------------------------------------------------------
 
     def _refresh_locked(self, thread_id: int, job: JobClaim | None = None) -> RefreshOutcome:
-        from engine import evidence as engine_evidence
+        from engine.core import attach_evidence
         from scraper.crawl import crawl_thread
         from scraper.errors import ScrapeError
 
@@ -487,7 +487,7 @@ class Refresher:
             audit = run_replay(history_obj, rec.ruleset, registry, rec.settings, previous=self.cached_audit(thread_id),
                                evidence=self.stored_evidence(thread_id))
             found = self._compare_readings(thread_id, history_obj, audit)
-            audit = engine_evidence.attach(audit, found)
+            audit = attach_evidence(audit, found)
         except ServiceError as err:
             self._save_failure(thread_id, err, rec_fetcher.log, job)
             raise

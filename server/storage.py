@@ -843,12 +843,6 @@ class SQLStorage(Storage):
         own, in this process."""
         return {}
 
-    def rate_limiter(self, limit: int, window: float) -> Any:
-        """The audit-creation limit counted in this database."""
-        from .pg import DbRateLimiter
-
-        return DbRateLimiter(self, limit, window)
-
     def job_signals(self) -> Any:
         """Wake-ups for refresh jobs (this process only, unless the database can notify)."""
         from .jobs import LocalSignals
@@ -941,21 +935,3 @@ def _job(row: Any) -> JobRecord:
     )
 
 
-def is_postgresql_url(value: str) -> bool:
-    return value.startswith(("postgresql://", "postgres://"))
-
-
-def open_storage(url_or_path: str, **options: Any) -> Storage:
-    """Open the configured database: a path (or `sqlite:///path`) is SQLite, a `postgresql://` URL PostgreSQL
-    (`options`: its pool size); other schemes are refused."""
-    if url_or_path.startswith("sqlite:///"):
-        return SQLiteStorage(url_or_path[len("sqlite:///"):])
-    if is_postgresql_url(url_or_path):
-        from .pg import PostgresStorage
-
-        return PostgresStorage(url_or_path, **options)
-    if "://" in url_or_path:
-        scheme = url_or_path.split("://", 1)[0]
-        raise StorageError(f"database non supportato: {scheme}:// (un file SQLite, sqlite:///percorso, "
-                           f"o postgresql://utente@host/database)")
-    return SQLiteStorage(url_or_path)

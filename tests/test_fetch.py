@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from scraper.errors import BlockedByRobots, FetchFailed, FetchTimeout, HostNotAllowed, PageTooLarge, ScrapeError
-from scraper.fetch import Fetcher, FetchPolicy, host_matches
+from scraper.fetch import Fetcher, host_matches
+from scraper.policy import FetchPolicy
 from scraper.retry import parse_retry_after
 
 PAGE1 = "<html><head><title>Duello</title></head><body><p>Hollow attacca.</p></body></html>"

@@ -345,7 +345,8 @@ def test_the_api_refreshes_through_jobs_in_one_process(server_config, pg_url, fo
 def test_two_fetchers_share_robots_validators_and_the_gate(engine, tmp_path, local_forum, fixtures_dir, request):
     """robots.txt and the conditional-GET cache shared through the database (both engines: the same SQL); on
     PostgreSQL the host gate too: one request at a time to the forum, the interval between starts, a Retry-After."""
-    from scraper.fetch import Fetcher, FetchPolicy
+    from scraper.fetch import Fetcher
+    from scraper.policy import FetchPolicy
     from server.storage import open_storage
 
     where = str(tmp_path / "f.sqlite3") if engine == "sqlite" else request.getfixturevalue("pg_url")

@@ -9,7 +9,8 @@ import socket
 import pytest
 
 from scraper.errors import HostNotAllowed
-from scraper.fetch import Fetcher, FetchPolicy
+from scraper.fetch import Fetcher
+from scraper.policy import FetchPolicy
 from scraper.netguard import (AllowlistError, NetPolicy, address_refusal, embedded_ipv4, host_matches,
                               never_allowed, parse_private_entry)
 

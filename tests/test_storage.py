@@ -11,9 +11,10 @@ import time
 
 import pytest
 
+from server.database import open_storage
 from server.storage import (
     MIGRATIONS, FetchLogEntry, JobClaim, LeaseLost, PageRecord, SchemaTooNew, SQLiteStorage, StorageError,
-    ThreadNotFound, open_storage,
+    ThreadNotFound,
 )
 
 ENGINES = ["sqlite", "postgresql"]
@@ -518,7 +519,7 @@ def test_concurrent_workers_claim_each_job_once(store, target, opened):
 # --- what processes share about the forums ---------------------------------------------------------
 
 def test_shared_fetch_cache_and_robots(store, monkeypatch):
-    from scraper.fetch import CacheEntry
+    from scraper.politeness import CacheEntry
     from scraper.politeness import RobotsRecord
     from server.pg import DbFetchCache, DbRobotsStore
 

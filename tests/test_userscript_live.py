@@ -11,7 +11,7 @@ import requests
 
 from tests.plugins.browser import wait_done
 
-from scraper.fetch import default_user_agent
+from scraper.policy import default_user_agent
 
 pytestmark = pytest.mark.browser
 

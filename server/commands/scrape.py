@@ -65,7 +65,7 @@ def _private_entry(text: str) -> str:
 
 def fetch_policy(args: argparse.Namespace, **fields: Any) -> Any:
     """The FetchPolicy of a command: its --allow-host and --allow-private on top of the defaults."""
-    from scraper.fetch import FetchPolicy
+    from scraper.policy import FetchPolicy
 
     return FetchPolicy(private_allowlist=tuple(args.allow_private), **fields).with_hosts(*args.allow_host)
 
@@ -82,7 +82,7 @@ def _positive_int(text: str) -> int:
 
 def max_bytes(args: argparse.Namespace) -> int:
     """`--max-bytes`, else the fetcher's cap: saved files get the same cap as fetched pages."""
-    from scraper.fetch import FetchPolicy
+    from scraper.policy import FetchPolicy
 
     return getattr(args, "max_bytes", None) or FetchPolicy().max_bytes
 

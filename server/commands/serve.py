@@ -135,7 +135,8 @@ def _preflight(config_file: str | None) -> str | None:
     from server.config import ConfigError, load_config, load_forum_configs
     from server.errors import ServerError
     from server.security import net_policy
-    from server.storage import StorageError, open_storage
+    from server.database import open_storage
+    from server.storage import StorageError
 
     from scraper.netguard import AllowlistError
 
@@ -174,7 +175,7 @@ def serve_workers(config_file: str | None, host: str, port: int, workers: int, t
     except ImportError:
         print("arbitro serve: --workers richiede gunicorn: pip install 'arbitro[postgresql]'", file=sys.stderr)
         return 2
-    from server.storage import is_postgresql_url
+    from server.database import is_postgresql_url
 
     database = _preflight(config_file)
     if database is None:

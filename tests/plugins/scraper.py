@@ -29,7 +29,7 @@ def sleeps():
 @_pytest.fixture()
 def local_policy(tmp_path, sleeps):
     """A FetchPolicy for the local forum: 127.0.0.1 allowed, short timeouts, recorded sleeps, a temp cache."""
-    from scraper.fetch import FetchPolicy
+    from scraper.policy import FetchPolicy
 
     return FetchPolicy(allowed_hosts=("127.0.0.1",), private_allowlist=("127.0.0.1:*",), connect_timeout=2.0,
                        read_timeout=2.0, total_timeout=10.0, min_interval=0.0, retries=3, backoff=0.5,

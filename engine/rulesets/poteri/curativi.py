@@ -10,7 +10,7 @@ from .state import State
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 
 def cure(state: State, turn: Turno, it: Item, p: Power, target: str, esito: str) -> State:

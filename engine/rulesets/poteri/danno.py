@@ -12,7 +12,7 @@ from .state import Fighter, State
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 
 def damage(state: State, turn: Turno, it: Item | None, spend: int, p: Power) -> int | None:

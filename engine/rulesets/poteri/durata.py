@@ -12,7 +12,7 @@ from .tiro_del_potere import outcome
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 _STOP = re.compile(r"(?im)^\s*(?:interromp\w*|termin\w*)\s*[:\-]?\s*\[?([^\]\n]+?)\]?\s*$")
 

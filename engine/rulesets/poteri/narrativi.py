@@ -7,7 +7,7 @@ from . import tables as T
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 
 def narrative(turn: Turno, it: Item, p: Power) -> set[int]:

@@ -15,7 +15,7 @@ from .tiro_del_potere import POWER_OUTCOME, against, outcome
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 
 def cast_attack(state: State, turn: Turno, it: Item, p: Power, caster: str,

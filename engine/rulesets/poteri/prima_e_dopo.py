@@ -8,7 +8,7 @@ from . import tables as T
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 
 def timing(turn: Turno, it: Item, p: Power) -> None:

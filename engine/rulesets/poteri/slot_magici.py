@@ -11,7 +11,7 @@ from .state import Effect, State
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 
 def hold(state: State, turn: Turno, it: Item, p: Power, caster: str, target: str) -> State:

@@ -10,7 +10,7 @@ from .state import State
 from .turno import Item, Turno
 
 if TYPE_CHECKING:
-    from .tipologia import Power
+    from .state import Power
 
 
 def spend(state: State, turn: Turno, it: Item, p: Power, caster: str) -> tuple[State, int | None]:

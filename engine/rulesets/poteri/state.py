@@ -8,6 +8,20 @@ from ...history import Registry
 
 
 @dataclass(frozen=True)
+class Power:
+    """A Power as the registry and its label's tags describe it (tipologia.power reads it)."""
+
+    name: str
+    type: str | None
+    slots: int
+    timing: str | None
+    duration: int | None
+    value: int | None
+    stat: str | None
+    extra: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Effect:
     power: str
     type: str

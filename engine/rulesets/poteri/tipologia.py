@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from ...history import Technique
 from .._shared import as_int, as_list, canon, ensure_fighter, face_of, fold, set_fighter
@@ -16,21 +15,9 @@ from . import poteri_di_attacco as PA
 from . import prima_e_dopo as PD
 from . import slot_magici as SL
 from . import tables as T
-from .state import Fighter, State
+from .state import Fighter, Power, State
 from .tiro_del_potere import POWER_OUTCOME, against, outcome
 from .turno import Item, Turno
-
-
-@dataclass(frozen=True)
-class Power:
-    name: str
-    type: str | None
-    slots: int
-    timing: str | None
-    duration: int | None
-    value: int | None
-    stat: str | None
-    extra: dict[str, Any]
 
 
 def power(state: State, name: str, label: Label, owner: str | None = None) -> Power:
