@@ -145,7 +145,7 @@ def _assert_polite(log, interval: float = INTERVAL, slack: float = SLACK) -> Non
 
 
 def _storage(url: str):
-    from server.storage import open_storage
+    from server.database import open_storage
 
     return open_storage(url)
 
@@ -347,7 +347,7 @@ def test_two_fetchers_share_robots_validators_and_the_gate(engine, tmp_path, loc
     PostgreSQL the host gate too: one request at a time to the forum, the interval between starts, a Retry-After."""
     from scraper.fetch import Fetcher
     from scraper.policy import FetchPolicy
-    from server.storage import open_storage
+    from server.database import open_storage
 
     where = str(tmp_path / "f.sqlite3") if engine == "sqlite" else request.getfixturevalue("pg_url")
     stores = [open_storage(where) for _ in range(2)]
