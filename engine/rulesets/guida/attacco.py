@@ -2,38 +2,21 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 from . import calcolo_danni as CD
 from . import controllo as AC
 from . import cure as CU
-from . import damage as D
-from . import liberazione as LI
 from . import reazione as RE
-from . import stacks as S
 from . import tables as T
-from . import tiri as TI
+from . import tecniche as TC
 from ...history import Registry
 from .actions import ActionSpec, limb_stack
+from .damage import _MIRA_PARTS, _mira_effects
 from .checks import Requirement, RollCheck, declared as declared_requirements, label_key
 from .messages import P_DIFENSIVA, P_FLUSSO, verdict
 from .state import Incoming
-from .turno import HALF, ONE, _Hit, _Incoming, _Post, _name_keys
-
-
-# Mira and limb of the parts a label names most often (_hit's rule for any other part)
-_MIRA_PARTS = {"corpo": ("corpo", None), "testa": ("testa", None), "arti": ("arti", None),
-               "braccia": ("arti", "braccia"), "braccio": ("arti", "braccia"), "gambe": ("arti", "gambe"),
-               "gamba": ("arti", "gambe")}
-
-
-@lru_cache(maxsize=256)
-def _mira_effects(mira: str, face: int, arti: str | None) -> D.MiraEffect | None:
-    try:
-        return D.mira_effects(mira, face, arti)
-    except T.MechanicsError:
-        return None
+from .turno import HALF, ONE, _Defence, _Hit, _Incoming, _name_keys, _Post
 
 
 def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: str | None, roll: int | None, *,
@@ -76,7 +59,7 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
                               expected=expected, found=found, details=details))
     if atk.sbalzo:
         RE._sbalzo_landed(p, atk, roll)
-    own = _tech_stacks(p.state.registry, atk) if atk.techniques and p.state.registry.techniques else None
+    own = TC._tech_stacks(p.state.registry, atk) if atk.techniques and p.state.registry.techniques else None
     if own:
         stacks.extend(own)  # the technique's own Stacks (registry `extra.stack`): the rules', not the Calcolo's
     applied: list[tuple[str, int]] = []
@@ -90,40 +73,16 @@ def _hit(p: _Post, atk: Incoming, mult: Fraction, reasons: list[str], defence: s
                        tuple(applied)))
 
 
-def _tech_stacks(reg: Registry, atk: Incoming) -> tuple[tuple[str, int], ...] | None:
-    """The Stacks the attack's technique applies by itself, as the registry lists them (`extra.stack = {Nome = N}`);
-    None when the registry does not say (the engine cannot know them: the Calcolo's own list is taken once)."""
-    tech = CD._technique(reg, atk.techniques, atk.attacker)
-    table = tech.extra.get("stack") if tech is not None else None
-    if not isinstance(table, dict):
-        return None
-    return _stack_table(tuple(table.items()))
-
-
-@lru_cache(maxsize=256)
-def _stack_table(items: tuple[tuple[Any, Any], ...]) -> tuple[tuple[str, int], ...]:
-    out: list[tuple[str, int]] = []
-    for name, n in items:
-        canon = " ".join(w.capitalize() for w in str(name).split())
-        try:
-            S.tipo_of(canon)
-        except S.UnknownStack:
-            continue  # not a Stack of the rule text: nothing the engine can track
-        if LI._int_value(n) and n > 0:
-            out.append((canon, n))
-    return tuple(out)
-
-
 def _aggiuntivo(reg: Registry, atk: Incoming) -> bool:
     """The attack deals a Danno Aggiuntivo by its technique (registry): it applies no Type-1/2 Stacks."""
-    tech = CD._technique(reg, atk.techniques, atk.attacker) if atk.techniques and reg.techniques else None
+    tech = TC._technique(reg, atk.techniques, atk.attacker) if atk.techniques and reg.techniques else None
     if tech is None:
         return False
     return any(isinstance(c, str) and c.lower() == "aggiuntivo" for c in (tech.extra.get("danno"), tech.type))
 
 
 def _register(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, actor: str, multi: str | None,
-              dfn: TI._Defence, annulled: bool = False, declared: tuple[Requirement, ...] | None = None,
+              dfn: _Defence, annulled: bool = False, declared: tuple[Requirement, ...] | None = None,
               cura: bool = False) -> None:
     """An offensive main action: one incoming attack (or generic action) per target, for their next post."""
     tag = roll.tag

@@ -1,4 +1,4 @@
-"""Calcolo dei Danni in the flow: the attacker's calculation matched to its hit, checked, applied; the conditions it reports."""
+"""Calcolo dei Danni in the flow: the calculation matched to its hit, checked, applied; its conditions; cures capped."""
 from __future__ import annotations
 
 import math
@@ -9,49 +9,22 @@ from operator import attrgetter
 from typing import Any
 
 from . import aree as AR
-from . import attacco as AT
-from . import cure as CU
 from . import damage as D
 from . import liberazione as LI
 from . import stacks as S
 from . import tables as T
+from . import tecniche as TC
 from ...history import DamageCalc, Registry, Technique
 from .actions import limb_stack
 from .checks import live_stat
 from .messages import P_DANNI, P_DANNI_POST, P_MIRA, P_STACK1, verdict
 from .messages import cifra
 from .state import Fighter, GuidaState, Hit, Incoming, evolve
-from .turno import DAMAGE_KINDS, HALF, ONE, _DueDamage, _Post, _STACK_DECL
+from .tecniche import _bonus_statistica, _technique
+from .turno import DAMAGE_KINDS, HALF, ONE, _DueDamage, _Post, _STACK_DECL, _resolve_name
 
 
 # --- damage posted by the attacker ----------------------------------------------------------------
-
-def _technique(reg: Registry, names: tuple[str, ...], owner: str | None = None) -> Technique | None:
-    """The first of `names` the registry knows (case ignored), not an armour; `owner`'s own when two characters
-    have a technique so called."""
-    if not reg.techniques:
-        return None
-    for n in names:
-        t = reg.technique(n, owner, str.lower)
-        if t is not None and t.kind != "armatura":
-            return t
-    return None
-
-
-def _bonus_statistica(reg: Registry, attacker: str, tech: Technique | None) -> int | None:
-    """Bonus Statistica (Regolamento Tecniche, not in the text): the technique's, else the character's."""
-    if tech is None and attacker not in reg.characters:
-        return None  # nothing to read it from
-    for extra in ((tech.extra if tech else {}), (reg.characters[attacker].extra if attacker in reg.characters else {})):
-        v = extra.get("bonus_statistica")
-        if isinstance(v, int) and not isinstance(v, bool):
-            return v
-        if isinstance(v, dict) and tech is not None:
-            stat = tech.extra.get("statistica")
-            if stat in v and isinstance(v[stat], int):
-                return v[stat]
-    return None
-
 
 def _armatura(reg: Registry, target: str, spent: bool = False) -> D.Armatura | None:
     """The Armatura the target wears (`spent`: it gave way earlier in this turn and protects no more)."""
@@ -74,13 +47,6 @@ def _stated_all(calc: DamageCalc) -> dict[str, float | None]:
         if key not in out:
             out[key] = t.value if math.isfinite(t.value) else None
     return out
-
-
-def _stated(calc: DamageCalc, name: str) -> float | None:
-    for t in calc.terms:
-        if t.name.lower() == name.lower():
-            return t.value if math.isfinite(t.value) else None
-    return None
 
 
 def _evaluate(calc: DamageCalc) -> int | None:
@@ -304,7 +270,7 @@ def _without_critical(hit: Hit) -> Fraction:
     if atk.face is not None and not atk.generic:
         part = atk.mira or "corpo"
         mira = "arti" if part in ("arti", "braccia", "braccio", "gambe", "gamba") else part
-        eff = AT._mira_effects(mira, atk.face, None)
+        eff = D._mira_effects(mira, atk.face, None)
         if eff is not None and eff.multiplier is not None and eff.multiplier.critical:
             mult /= eff.multiplier.factor
     return mult
@@ -352,7 +318,7 @@ def _damage_calcs(p: _Post) -> None:
         if c.kind in _EXTRA_KINDS:
             extras = True
             break
-    regen = [c for c in calcs if c.kind == "cura" and CU._RIGENERAZIONE.match(c.raw)]
+    regen = [c for c in calcs if c.kind == "cura" and _RIGENERAZIONE.match(c.raw)]
     if regen:
         calcs = [c for c in calcs if c not in regen]
     for h in mine:
@@ -445,7 +411,7 @@ def _damage_calcs(p: _Post) -> None:
                 P_DANNI, details=details.get()))
         target = p.fighters.get(atk.target)
         if target is not None and cura and amount is not None and resource_of(calc) == "PV":
-            amount = -CU._cap_cura(p, target, -amount, f"{atk.attacker}" + (f" [{tech}]" if tech else ""), steps,
+            amount = -_cap_cura(p, target, -amount, f"{atk.attacker}" + (f" [{tech}]" if tech else ""), steps,
                                 basis, atk.post)
         if target is not None:
             resource = calc.resource if calc is not None else "PV"
@@ -458,7 +424,7 @@ def _damage_calcs(p: _Post) -> None:
     if calcs:
         _extra_calcs(p, mine, calcs)
     if regen:
-        CU._rigenerazioni(p, regen)
+        _rigenerazioni(p, regen)
     p.hits = keep
 
 
@@ -599,7 +565,7 @@ def _declared_stacks(p: _Post, target: Fighter, calc: DamageCalc, damage: int | 
             due[n] = due.get(n, 0) + c
         for n, c in hit.applicate:
             applied[n] = applied.get(n, 0) + c
-    known = atk is not None and AT._tech_stacks(p.state.registry, atk) is not None
+    known = atk is not None and TC._tech_stacks(p.state.registry, atk) is not None
     tech = (atk.techniques[0] if atk is not None and atk.techniques else None) or calc.technique
     who = f"{atk.attacker}" + (f" [{tech}]" if tech else "") if atk is not None else (calc.actor or "?")
     limb = _limb_unknown(atk) if atk is not None else False
@@ -662,15 +628,15 @@ def _due_reasons(p: _Post, atk: Incoming | None, name: str, brief: bool = False)
     parts: list[str] = []
     if atk.face is not None and not atk.generic:
         part = atk.mira or "corpo"
-        mira, arti = AT._MIRA_PARTS.get(part) or ("arti" if part in ("arti",) else part, None)
-        eff = AT._mira_effects(mira, atk.face, arti)
+        mira, arti = D._MIRA_PARTS.get(part) or ("arti" if part in ("arti",) else part, None)
+        eff = D._mira_effects(mira, atk.face, arti)
         if eff is not None and eff.stacks:
             parts.append("Fattore Mira: " + "; ".join(st for st in eff.steps if "Stack" in st))
         elif atk.mira:
             parts.append(f"Fattore Mira: Mira {atk.mira.capitalize()} con dado {atk.face}, nessuna Stack"
                          + (" (Stordimento solo con 12)" if mira == "testa" else
                             " (Storpiatura solo con 10 o più)" if mira == "arti" else ""))
-    own = AT._tech_stacks(p.state.registry, atk)
+    own = TC._tech_stacks(p.state.registry, atk)
     if own is not None:
         tech = _technique(p.state.registry, atk.techniques, atk.attacker)
         parts.append(f"{tech.name if tech else 'la Tecnica'} (registro): "
@@ -728,3 +694,84 @@ def _apply_stacks(p: _Post, target: Fighter, wanted: list[tuple[str, int]], *, d
             S.rule_of(res.applied[0][0]), found=dict(res.applied),  # the paragraph of the (first) Stack's Type
             assumption=assumption))
     return evolve(target, stacks=res.stacks)
+
+
+def _cap_cura(p: _Post, target: Fighter, heal: int, who: str, steps: Any, basis: str | None, post: str) -> int:
+    """The PV a cure gives back (`outcome.cure`): with the setting `cure_entro_il_massimo` (default, ours) PV never
+    exceed the maximum, and the verdict says what the Registro then records."""
+    pv, pv_max = target.pv, target.pv_max
+    cap = bool(p.state.settings.get("cure_entro_il_massimo", True))
+    now = None
+    if pv is not None:
+        now = pv - sum(d.amount for d in target.due if d.amount is not None and d.resource == "PV")
+    given = heal
+    note = ""
+    assumption = None
+    if cap and now is not None and pv_max is not None and now + heal > pv_max:
+        given = max(pv_max - now, 0)
+        note = (f" {target.name} ha {now} PV su {pv_max}: ne recupera {given}, non {heal} (i PV non superano il "
+                "massimo; impostazione `cure_entro_il_massimo`, lettura nostra).")
+        assumption = "cure_entro_il_massimo"
+    p.verdicts.append(verdict("outcome.cure", p.post.id,
+        f"{who} cura {target.name}: +{given} PV." + note + f" Nel Registro di {target.name}: +{given} PV.",
+        T.RULE_CURE, expected=given, found=heal,
+        details={"attack_post": post, "steps": list(steps or ()), "cura": heal, "pv_recuperati": given,
+                 "pv": now, "pv_max": pv_max, "limitata": given != heal, "basis": basis or "dichiarato"},
+        assumption=assumption))
+    return given
+
+
+_RIGENERAZIONE = re.compile(r"^\s*rigenerazion", re.IGNORECASE)
+
+
+def _rigenerazioni(p: _Post, lines: list[DamageCalc]) -> None:
+    """Rigenerazione lines (Azioni Secondarie or passive: never stopped): 1 PV every N levels of the technique's
+    Statistica by its category (D 7 … S 3), at most one per turn per character — the strongest counts."""
+    reg = p.state.registry
+    by_target: dict[str, list[tuple[DamageCalc, int | None, list[str], str]]] = {}
+    for c in lines:
+        user = _resolve_name(p.state, c.actor) or p.name
+        healed = _resolve_name(p.state, c.target) or user
+        stated = c.result if c.result is not None else _evaluate(c)
+        tech = _technique(reg, (c.technique,), user) if c.technique else None
+        amount, steps, basis = None, [], "dichiarato"
+        uf = p.fighters.get(user)
+        stat = tech.extra.get("statistica") if tech is not None else None
+        if tech is not None and tech.category and isinstance(stat, str) and uf is not None:
+            level = live_stat(uf, stat.capitalize())
+            if level is not None:
+                try:
+                    r = D.rigenerazione(tech.category, level)
+                    amount, steps, basis = r.amount, list(r.steps), "motore"
+                except T.MechanicsError as exc:
+                    steps = [str(exc)]
+        if amount is not None and stated is not None and amount != stated:
+            p.verdicts.append(verdict("damage.miscalculated", p.post.id,
+                f"Rigenerazione di {healed}" + (f" [{c.technique}]" if c.technique else "")
+                + f": {cifra(stated)} dichiarato, {amount} calcolato.", T.RULE_CURE, expected=amount, found=stated,
+                details={"kind": "rigenerazione", "steps": steps}))
+        if amount is None:
+            if stated is None:
+                p.verdicts.append(verdict("ruling.needed", p.post.id,
+                    f"Rigenerazione di {healed}" + (f" [{c.technique}]" if c.technique else "")
+                    + ": né categoria e Statistica della Tecnica nel registro (`extra.statistica`) né un numero "
+                    "scritto.", T.RULE_CURE, details={"raw": c.raw}))
+                continue
+            amount = int(stated)
+        by_target.setdefault(healed, []).append((c, amount, steps, basis))
+    for healed, items in by_target.items():
+        best = max(items, key=lambda x: x[1] or 0)
+        if len(items) > 1:
+            p.verdicts.append(verdict("damage.miscalculated", p.post.id,
+                f"Più Rigenerazioni su {healed} nello stesso turno: conta solo la più forte ({best[1]}); scartate "
+                f"{[x[1] for x in items if x is not best]}.", T.RULE_CURE, expected=best[1],
+                found=sum(x[1] or 0 for x in items), details={"kind": "rigenerazione",
+                                                             "amounts": [x[1] for x in items]}))
+        c, amount, steps, basis = best
+        target = p.fighters.get(healed)
+        if target is None or not amount:
+            continue
+        given = _cap_cura(p, target, amount, f"Rigenerazione [{c.technique or '?'}]", steps, basis, p.post.id)
+        target = p.fighters[healed]
+        p.fighters[healed] = evolve(target, due=target.due + (
+            _DueDamage(-given, "PV", c.actor or p.name, c.technique or "Rigenerazione", p.post.id, basis),))

@@ -7,18 +7,18 @@ from . import attacco as AT
 from . import bersagli as B
 from . import calcolo_danni as CD
 from . import tables as T
-from . import tiri as TI
+from . import tecniche as TC
 from ...history import Registry
 from .actions import ActionSpec
 from .checks import RollCheck
 from .clash import ClashSide, confronto_di_potenza
 from .messages import P_ADEGUATEZZA, P_BERSAGLI, P_CONFRONTO, verdict
 from .state import Incoming, evolve
-from .turno import ONE, _Post
+from .turno import ONE, _Defence, _Post
 
 
 def _physical(reg: Registry, atk: Incoming) -> bool | None:
-    t = CD._technique(reg, atk.techniques, atk.attacker)
+    t = TC._technique(reg, atk.techniques, atk.attacker)
     if t is None:
         return None
     v = t.extra.get("fisico_diretto")
@@ -67,7 +67,7 @@ def _clash_message(a: ClashSide, d: ClashSide, r: Any) -> str:
             "Potenziale intatto.")
 
 
-def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming, dfn: TI._Defence,
+def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming, dfn: _Defence,
            numbers: dict[str, Any]) -> None:
     """Parata / Contrattacco in time: Confronto di Potenza (registry numbers) — else the master rules."""
     reg = p.state.registry
@@ -76,12 +76,12 @@ def _clash(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: I
         f"{spec.name} in tempo contro l'Attacco di {atk.attacker}: l'adeguatezza della Difesa all'Attacco "
         "la valuta il master.", P_ADEGUATEZZA, roll=i))
     tag = roll.tag
-    def_tech = CD._technique(reg, tuple(tag.techniques) if tag else (), p.name)
-    atk_tech = CD._technique(reg, atk.techniques, atk.attacker)
+    def_tech = TC._technique(reg, tuple(tag.techniques) if tag else (), p.name)
+    atk_tech = TC._technique(reg, atk.techniques, atk.attacker)
     sides = []
     mod_steps: list[str] = []  # Potenziali lowered by Sbilanciamento
     for who, tech in ((atk.attacker, atk_tech), (p.name, def_tech)):
-        bonus = CD._bonus_statistica(reg, who, tech)
+        bonus = TC._bonus_statistica(reg, who, tech)
         if tech is None or tech.potenziale is None or bonus is None or not tech.category:
             sides.append(None)
         else:

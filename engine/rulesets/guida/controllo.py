@@ -8,14 +8,14 @@ from typing import Any
 from . import aree as AR
 from . import calcolo_danni as CD
 from . import tables as T
-from . import tiri as TI
+from . import tecniche as TC
 from ...history import Post, Registry, Technique
 from ...verdicts import Verdict
 from .actions import ActionSpec
 from .checks import _multi
 from .messages import verdict
 from .state import GuidaState, Incoming, evolve
-from .turno import _Post, _resolve_name
+from .turno import _Defence, _Post, _resolve_name
 
 
 # --- Aree di Controllo Espansive in the state -------------------------------------------------------
@@ -170,8 +170,8 @@ def _distruzione(p: _Post, i: int, area: AR.Area, techniques: tuple[str, ...], a
     """An attack that names a formed Area to destroy it: its Potenza must exceed the Area's (ours: the Area's Potenza
     is its Potenziale, the Saturazione) and it must cover at least half the Area (narrative: the master)."""
     reg = p.state.registry
-    tech = CD._technique(reg, techniques, actor)
-    bonus = CD._bonus_statistica(reg, actor, tech)
+    tech = TC._technique(reg, techniques, actor)
+    bonus = TC._bonus_statistica(reg, actor, tech)
     area_pot = area.potenziale_area
     if tech is None or tech.potenziale is None or bonus is None or area_pot is None:
         p.verdicts.append(verdict("ruling.needed", p.post.id,
@@ -199,7 +199,7 @@ def _rimozione(p: _Post, i: int, roll: Any, area: AR.Area, techniques: tuple[str
     """Stack di Saturazione an attack inside `area` removes (category A/S, Area, Area Totale, Multipli)."""
     tag = roll.tag
     kind = {"multipli": "multiplo"}.get(_multi(tag), _multi(tag)) if tag is not None else "mirato"
-    tech = CD._technique(p.state.registry, techniques, actor)
+    tech = TC._technique(p.state.registry, techniques, actor)
     m = _COLPI.search(roll.label or "")
     try:
         r = AR.rimozione_da_attacco(categoria=tech.category if tech is not None and tech.category else None,
@@ -277,7 +277,7 @@ def _fughe(p: _Post) -> None:
     p.aree = tuple(out)
 
 
-def _area_contrattaccata(p: _Post, i: int, spec: ActionSpec, atk: Incoming, dfn: TI._Defence) -> None:
+def _area_contrattaccata(p: _Post, i: int, spec: ActionSpec, atk: Incoming, dfn: _Defence) -> None:
     """A Contrattacco in Fase Difensiva against the action that creates an Area: if it succeeds, the Area is destroyed
     while it forms; a Contrattacco su Azione Generica only suspends the action (its author decides: master). One
     that stops a Spostamento di Fuga makes the Fuga fail."""

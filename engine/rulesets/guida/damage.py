@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Iterable, Literal, Sequence
 
 from .messages import cifra
@@ -35,7 +36,7 @@ from .tables import (
     AMBIENTALE_FACTOR, MIRA_ARTI_STORPIATURA, MIRA_ARTI_STORPIATURA_FACCIA, MIRA_CORPO_CRITICO_FACCIA,
     MIRA_TESTA_CRITICO_FACCIA, MIRA_TESTA_STORDIMENTO_FACCIA, MIRA_TESTA_STORDIMENTO_STACK, PURO_BONUS_DIVISORE,
     RIGENERAZIONE_LIVELLI, RULE_AMBIENTALE, RULE_ARMATURA, RULE_CURE, RULE_CURE_ARMATURA, RULE_DANNI, RULE_MIRA,
-    BadValue, NotAllowed, category,
+    BadValue, MechanicsError, NotAllowed, category,
 )
 
 AGGIUNTIVO_NO_STACK_TIPI: tuple[int, ...] = (1, 2)
@@ -340,3 +341,17 @@ def piu_forte(results: Iterable[DamageResult]) -> DamageResult | None:
     others = [r.amount for r in items if r is not best]
     note = f"più {best.kind} nello stesso Turno: conta solo il più forte ({best.amount}); scartati {others}"
     return replace(best, steps=best.steps + (note,))
+
+
+# Mira and limb of the parts a label names most often (attacco._hit's rule for any other part)
+_MIRA_PARTS = {"corpo": ("corpo", None), "testa": ("testa", None), "arti": ("arti", None),
+               "braccia": ("arti", "braccia"), "braccio": ("arti", "braccia"), "gambe": ("arti", "gambe"),
+               "gamba": ("arti", "gambe")}
+
+
+@lru_cache(maxsize=256)
+def _mira_effects(mira: str, face: int, arti: str | None) -> MiraEffect | None:
+    try:
+        return mira_effects(mira, face, arti)
+    except MechanicsError:
+        return None

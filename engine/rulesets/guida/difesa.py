@@ -10,15 +10,14 @@ from . import controllo as AC
 from . import cure as CU
 from . import reazione as RE
 from . import tables as T
-from . import tiri as TI
 from .actions import ActionSpec
 from .checks import RollCheck
 from .messages import P_DIFENSIVA, P_LANCIO, verdict
 from .state import Incoming, evolve
-from .turno import HALF, ONE, _Post, _name_keys
+from .turno import HALF, ONE, _Defence, _name_keys, _Post
 
 
-def _pick_attack(p: _Post, mine: list[Incoming], dfn: TI._Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
+def _pick_attack(p: _Post, mine: list[Incoming], dfn: _Defence, roll: Any, spec: ActionSpec) -> Incoming | None:
     """The incoming action this defence answers: the one from the attacker its label names, else the first."""
     generic = spec.key == "contrattacco_generica"
     pool = [a for a in mine if a.id not in dfn.answered and a.generic == generic]
@@ -43,7 +42,7 @@ def _who(atk: Incoming) -> str:
 
 
 def _defend(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming | None,
-            dfn: TI._Defence, mine: list[Incoming]) -> None:
+            dfn: _Defence, mine: list[Incoming]) -> None:
     """One defensive roll against its attack; an outcome resting on a roll typed by hand is not final."""
     n0 = len(p.verdicts)
     _resolve_defence(p, i, roll, spec, chk, atk, dfn, mine)
@@ -76,7 +75,7 @@ def _not_authentic_outcome(p: _Post, n0: int, i: int | None, suspect: list[str])
 
 
 def _resolve_defence(p: _Post, i: int, roll: Any, spec: ActionSpec, chk: RollCheck, atk: Incoming | None,
-                     dfn: TI._Defence, mine: list[Incoming]) -> None:
+                     dfn: _Defence, mine: list[Incoming]) -> None:
     post = p.post
     if not spec.counts_as_defense:
         # Azione Secondaria Indipendente, Reazione, Liberazione…: never stopped, may be beaten on time

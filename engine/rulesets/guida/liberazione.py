@@ -5,10 +5,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from . import calcolo_danni as CD
 from . import costrizione as CO
 from . import stacks as S
 from . import tables as T
+from . import tecniche as TC
 from ...history import DamageCalc, Registry, Technique
 from .actions import ActionSpec, normalise
 from .checks import RollCheck
@@ -20,23 +20,19 @@ from .turno import _Post
 
 # --- Costrizione e Liberazione: the values (costrizione.py) -----------------------------------------
 
-def _int_value(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _bonus_potenziale(reg: Registry, who: str | None, tech: Technique | None, categoria: str | None = None) -> int | None:
     """Bonus Potenziale (Regolamento Tecniche, not in the text; ours: from the registry): the technique's
     `extra.bonus_potenziale`; else the character's `extra.bonus_potenziale` table by category (the technique's, or
     `categoria` for a Gigantismo); else the character's plain `extra.bonus_potenziale` when no technique is named."""
-    if tech is not None and categoria is None and _int_value(tech.extra.get("bonus_potenziale")):
+    if tech is not None and categoria is None and TC._int_value(tech.extra.get("bonus_potenziale")):
         return tech.extra["bonus_potenziale"]
     ch = reg.characters.get(who) if who else None
     own = ch.extra.get("bonus_potenziale") if ch is not None else None
     cat = categoria or (tech.category if tech is not None else None)
     if isinstance(own, dict) and cat:
         v = own.get(cat, own.get(cat.lower()))
-        return v if _int_value(v) else None
-    if _int_value(own) and tech is None and categoria is None:
+        return v if TC._int_value(v) else None
+    if TC._int_value(own) and tech is None and categoria is None:
         return own
     return None
 
@@ -70,7 +66,7 @@ def _costrizione_hit(p: _Post, target: Fighter, calc: DamageCalc, atk: Incoming 
     effects = tuple(c for c in present if c not in target.costrizioni)
     first = not target.costrizioni
     attacker = atk.attacker if atk is not None else calc.actor
-    tech = CD._technique(reg, atk.techniques, atk.attacker) if atk is not None else None
+    tech = TC._technique(reg, atk.techniques, atk.attacker) if atk is not None else None
     tname = tech.name if tech is not None else (atk.techniques[0] if atk is not None and atk.techniques
                                                 else calc.technique)
     impropria = False
@@ -81,8 +77,8 @@ def _costrizione_hit(p: _Post, target: Fighter, calc: DamageCalc, atk: Incoming 
     known: dict[str, int] = {}
     assumption = None
     bp = _bonus_potenziale(reg, attacker, tech)
-    if bp is None and CD._stated(calc, "bonus potenziale") is not None:
-        bp, assumption = int(CD._stated(calc, "bonus potenziale")), "calcolo_dichiarato"  # type: ignore[arg-type]
+    if bp is None and TC._stated(calc, "bonus potenziale") is not None:
+        bp, assumption = int(TC._stated(calc, "bonus potenziale")), "calcolo_dichiarato"  # type: ignore[arg-type]
     if bp is None:
         missing.append(f"Bonus Potenziale di {tname or 'Tecnica non indicata'}"
                        + (f" (categoria {tech.category})" if tech is not None and tech.category else "")
@@ -94,9 +90,9 @@ def _costrizione_hit(p: _Post, target: Fighter, calc: DamageCalc, atk: Incoming 
             missing.append("Dado dell'Attacco (faccia non mostrata)")
         else:
             known["Dado"] = dado
-        bs = CD._bonus_statistica(reg, attacker, tech) if attacker else None
-        if bs is None and CD._stated(calc, "bonus statistica") is not None:
-            bs, assumption = int(CD._stated(calc, "bonus statistica")), "calcolo_dichiarato"  # type: ignore[arg-type]
+        bs = TC._bonus_statistica(reg, attacker, tech) if attacker else None
+        if bs is None and TC._stated(calc, "bonus statistica") is not None:
+            bs, assumption = int(TC._stated(calc, "bonus statistica")), "calcolo_dichiarato"  # type: ignore[arg-type]
         if bs is None:
             missing.append(f"Bonus Statistica di {attacker or '?'}" + (f" per {tname}" if tname else "") + " nel registro")
         else:
@@ -170,7 +166,7 @@ def _liberazione(p: _Post, i: int, roll: Any, phase: str, chk: RollCheck, actor:
     f = p.fighters[actor]
     reg = p.state.registry
     tag = roll.tag
-    tech = CD._technique(reg, tuple(tag.techniques), actor) if tag is not None and tag.techniques else None
+    tech = TC._technique(reg, tuple(tag.techniques), actor) if tag is not None and tag.techniques else None
     rule = T.RULE_LIBERAZIONE_IMPROPRIA if impropria or gigantismo else T.RULE_LIBERAZIONE
     missing: list[str] = []
     known: dict[str, int] = {}
@@ -192,7 +188,7 @@ def _liberazione(p: _Post, i: int, roll: Any, phase: str, chk: RollCheck, actor:
     if bp is None:
         missing.append(f"Bonus Potenziale di categoria {cat} (Gigantismo, {gigantismo} Taglie) nel registro di {actor}"
                        if cat else f"Bonus Potenziale di {tech.name if tech is not None else actor} nel registro")
-    bs = CD._bonus_statistica(reg, actor, tech)
+    bs = TC._bonus_statistica(reg, actor, tech)
     if bs is None:
         bs = _label_amount(roll, "bonus statistica")
         if bs is not None:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import calcolo_danni as CD
 from . import liberazione as LI
 from . import percezione as PZ
 from . import tables as T
+from . import tecniche as TC
 from ...history import Technique
 from .actions import ActionSpec
 from .checks import RollCheck
@@ -28,8 +28,8 @@ def _stat_bonus(p: _Post, roll: Any, actor: str) -> tuple[int | None, Technique 
     label, else the character), else the label's own «Bonus Statistica» modifier (RULINGS #7)."""
     reg = p.state.registry
     tag = roll.tag
-    tech = CD._technique(reg, tuple(tag.techniques), actor) if tag is not None and tag.techniques else None
-    bs = CD._bonus_statistica(reg, actor, tech)
+    tech = TC._technique(reg, tuple(tag.techniques), actor) if tag is not None and tag.techniques else None
+    bs = TC._bonus_statistica(reg, actor, tech)
     if bs is not None:
         return bs, tech, None
     bs = LI._label_amount(roll, "bonus statistica")

@@ -4,20 +4,19 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from . import calcolo_danni as CD
 from . import liberazione as LI
 from . import sbalzo as SB
 from . import tables as T
-from . import tiri as TI
+from . import tecniche as TC
 from ...history import Registry
 from .checks import RollCheck, live_stat
 from .messages import cifra
 from .messages import verdict
 from .state import GuidaState, Incoming, evolve
-from .turno import _DIFESA_NULLA, _Post
+from .turno import _DIFESA_NULLA, _Defence, _Post
 
 
-def _reazione(p: _Post, i: int, chk: RollCheck, dfn: TI._Defence, mine: list[Incoming]) -> None:
+def _reazione(p: _Post, i: int, chk: RollCheck, dfn: _Defence, mine: list[Incoming]) -> None:
     """Reazione (1d12 + Destrezza) against the Valore di Sbalzo of a declared Sbalzo that lands: only after Difesa
     Nulla or a Protezione riuscita; equal or higher → no Danni Ambientali and half the distance; lower → no Fase
     Offensiva."""
@@ -31,8 +30,8 @@ def _reazione(p: _Post, i: int, chk: RollCheck, dfn: TI._Defence, mine: list[Inc
         p.verdicts.append(verdict("ruling.needed", post.id, "Reazione senza uno Sbalzo dichiarato in arrivo: il master valuta.", rule, roll=i))
         return
     reg = p.state.registry
-    tech = CD._technique(reg, atk.techniques, atk.attacker)
-    bonus = CD._bonus_statistica(reg, atk.attacker, tech)
+    tech = TC._technique(reg, atk.techniques, atk.attacker)
+    bonus = TC._bonus_statistica(reg, atk.attacker, tech)
     if tech is None or not tech.category or bonus is None or atk.face is None or chk.total is None:
         p.verdicts.append(verdict("ruling.needed", post.id,
             f"Reazione {chk.total if chk.total is not None else '?'} contro lo Sbalzo di {atk.attacker}: Valore di Sbalzo "
@@ -82,7 +81,7 @@ def sbalzo_dms(state: GuidaState, atk: Incoming) -> tuple[SB.Calc | None, list[s
     Calc, or None with the names of the missing numbers (registry: category, `extra.bonus_potenziale`, Bonus
     Statistica; the target's Forza; the die)."""
     reg = state.registry
-    tech = CD._technique(reg, atk.techniques, atk.attacker)
+    tech = TC._technique(reg, atk.techniques, atk.attacker)
     missing: list[str] = []
     if atk.face is None:
         missing.append("Fattore di Casualità dell'Attacco")
@@ -95,7 +94,7 @@ def sbalzo_dms(state: GuidaState, atk: Incoming) -> tuple[SB.Calc | None, list[s
         bp = LI._bonus_potenziale(reg, atk.attacker, tech)
         if bp is None:
             missing.append(f"Bonus Potenziale di {tech.name} (registro `extra.bonus_potenziale`)")
-    bonus = CD._bonus_statistica(reg, atk.attacker, tech)
+    bonus = TC._bonus_statistica(reg, atk.attacker, tech)
     if bonus is None and tech is not None:
         missing.append(f"Bonus Statistica di {atk.attacker} (registro `extra.bonus_statistica`)")
     target = state.fighters.get(atk.target)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -23,7 +22,7 @@ from .checks import (
 from .messages import P_ACCECAMENTO, P_CONFRONTO, P_DESCRIZIONE, P_DIFENSIVA, P_DISTANZA, P_OFFENSIVA, signed, verdict
 from .state import EMPTY, Fighter, Incoming, evolve, maker
 from .state import _SUMMARY_FIELDS
-from .turno import ONE, _DIFESA_NULLA, _PREPARAZIONE, _Post, _name_keys
+from .turno import ONE, _DIFESA_NULLA, _PREPARAZIONE, _Defence, _Post, _name_keys
 
 
 # --- rolls: Fase Difensiva and Fase Offensiva -----------------------------------------------------
@@ -42,24 +41,6 @@ _REQ_ATTACCO_PREVEDIBILE = {n: Requirement("prevedibile_attacco", n, "Attacco Pr
                             for n in (1, 2, 3)}
 _REQ_DIFESA_PREVEDIBILE = {n: Requirement("prevedibile_difesa", -n, "Difesa Prevedibile", P_DESCRIZIONE, False)
                            for n in (1, 2, 3)}
-
-
-class _Defence:
-    """What the Fase Difensiva of this post has established so far."""
-
-    __slots__ = ("failed", "failed_roll", "answered", "counter", "counter_target", "counter_factor", "any_defence",
-                 "protezione_ok", "no_offense")
-
-    def __init__(self) -> None:
-        self.failed = False  # a failed Azione Principale Difensiva: later ones fail, no Fase Offensiva
-        self.failed_roll: int | None = None
-        self.answered: set[str] = set()
-        self.counter: dict[str, str] = {}  # counter action key → "riuscito" / "fallito" (for the follow-up)
-        self.counter_target: dict[str, str] = {}
-        self.counter_factor: dict[str, Fraction] = {}  # Potenziale the counter continues with after the clash
-        self.any_defence = False
-        self.protezione_ok = False
-        self.no_offense: int | None = None  # a failed Reazione (roll index): no Fase Offensiva
 
 
 def _rolls(p: _Post) -> None:

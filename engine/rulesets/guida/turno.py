@@ -97,3 +97,21 @@ class _Post(Turn):
     @me.setter
     def me(self, f: Fighter) -> None:
         self.fighters[self.name] = f
+
+
+class _Defence:
+    """What the Fase Difensiva of this post has established so far."""
+
+    __slots__ = ("failed", "failed_roll", "answered", "counter", "counter_target", "counter_factor", "any_defence",
+                 "protezione_ok", "no_offense")
+
+    def __init__(self) -> None:
+        self.failed = False  # a failed Azione Principale Difensiva: later ones fail, no Fase Offensiva
+        self.failed_roll: int | None = None
+        self.answered: set[str] = set()
+        self.counter: dict[str, str] = {}  # counter action key → "riuscito" / "fallito" (for the follow-up)
+        self.counter_target: dict[str, str] = {}
+        self.counter_factor: dict[str, Fraction] = {}  # Potenziale the counter continues with after the clash
+        self.any_defence = False
+        self.protezione_ok = False
+        self.no_offense: int | None = None  # a failed Reazione (roll index): no Fase Offensiva
